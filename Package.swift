@@ -1,0 +1,68 @@
+// swift-tools-version:6.2
+// The dependency graph below is the architecture: each target imports only what it lists.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+func cLibrary(_ name: String, _ pkgConfig: String, _ apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "Nimbus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nimbusd", targets: ["nimbusd"])
+    ],
+    targets: [
+        // C libraries from Debian, each behind a shim for variadic calls and macros.
+        cLibrary("CCurl", "libcurl", ["libcurl4-openssl-dev"]),
+        cLibrary("CMpg123", "libmpg123", ["libmpg123-dev"]),
+        cLibrary("CVorbis", "vorbisfile", ["libvorbis-dev"]),
+        cLibrary("CFLAC", "flac", ["libflac-dev"]),
+        cLibrary("CALSA", "alsa", ["libasound2-dev"]),
+        cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
+
+        // Kernel interfaces missing from Swift's Glibc module (epoll, eventfd).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+
+        // Threads, the event loop and its global actor, logging, files.
+        .target(name: "NimbusSupport", dependencies: ["CLinux"], swiftSettings: strict),
+        // Value types shared by every layer.
+        .target(name: "NimbusModel", dependencies: ["NimbusSupport"], swiftSettings: strict),
+        // MPD wire format: tokenizer, argument parsing, ACK codes, response writer.
+        .target(name: "NimbusProtocol", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        // mpd.conf-compatible configuration parsing.
+        .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        // Server-wide state that is not protocol: idle bus, client-to-client channels.
+        .target(name: "NimbusCore", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        // Listeners, client sessions, the command table and its handlers.
+        .target(
+            name: "NimbusServer",
+            dependencies: ["NimbusCore", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux"],
+            swiftSettings: strict),
+        // Composition root: config file, signals, wiring.
+        .executableTarget(
+            name: "nimbusd",
+            dependencies: ["NimbusServer", "NimbusCore", "NimbusConfig", "NimbusSupport"],
+            swiftSettings: strict),
+
+        .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig"], swiftSettings: strict),
+        .testTarget(name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusModel"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusServerTests",
+            dependencies: ["NimbusServer", "NimbusCore", "NimbusProtocol", "NimbusSupport", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BindingsTests",
+            dependencies: ["CCurl", "CMpg123", "CVorbis", "CFLAC", "CALSA", "CSQLite", "TestSupport"],
+            swiftSettings: strict),
+        // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
+        .testTarget(
+            name: "DaemonTests", dependencies: ["nimbusd", "TestSupport"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,148 @@
+import NimbusModel
+import NimbusSupport
+
+/// Turns raw params into typed settings, one handler per key, with MPD's error messages.
+struct ConfigReader {
+    let file: ConfigFile
+    let home: String
+    private(set) var warnings: [String] = []
+
+    init(file: ConfigFile, home: String) {
+        self.file = file
+        self.home = home
+    }
+
+    /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
+    /// knows the line has no effect, but an existing mpd.conf still starts.
+    static let ignoredMPDOptions: Set<String> = [
+        "follow_inside_symlinks", "follow_outside_symlinks", "pid_file", "state_file_interval", "user",
+        "group", "host_permissions", "audio_output_format", "mixer_type", "replaygain", "replaygain_preamp",
+        "replaygain_missing_preamp", "replaygain_limit", "volume_normalization", "samplerate_converter",
+        "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
+        "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding", "metadata_to_use",
+        "save_absolute_paths_in_playlists", "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
+        "despotify_password", "despotify_high_bitrate", "log_timestamp",
+    ]
+    static let ignoredMPDBlocks: Set<String> = [
+        "decoder", "input", "input_cache", "playlist_plugin", "resampler", "filter", "database", "neighbors",
+    ]
+
+    mutating func apply(to config: inout DaemonConfiguration) throws(ConfigError) {
+        for param in file.params {
+            try apply(param, to: &config)
+        }
+        for block in file.blocks {
+            switch block.name {
+            case "audio_output": config.audioOutputs.append(block)
+            case "cloud": config.cloudAccounts.append(block)
+            case let name where Self.ignoredMPDBlocks.contains(name):
+                warn(block.location, "'\(name)' blocks are not supported by Nimbus; ignored")
+            default:
+                warn(block.location, "unknown block '\(block.name)'; ignored")
+            }
+        }
+        let binds = file.all("bind_to_address")
+        if !binds.isEmpty { config.bindAddresses = binds.map { $0.value.hasPrefix("~") ? path($0) : $0.value } }
+        try applyPermissions(to: &config)
+    }
+
+    private mutating func apply(_ param: ConfigParam, to config: inout DaemonConfiguration) throws(ConfigError) {
+        switch param.name {
+        case "music_directory": config.musicDirectory = path(param)
+        case "playlist_directory": config.playlistDirectory = path(param)
+        case "db_file": config.databaseFile = try absolutePath(param)
+        case "state_file": config.stateFile = try absolutePath(param)
+        case "sticker_file": config.stickerFile = try absolutePath(param)
+        case "cache_directory": config.cacheDirectory = try absolutePath(param)
+        case "log_file":
+            config.logFile = param.value == "syslog" || param.value == "/dev/stderr" ? nil : try absolutePath(param)
+        case "log_level":
+            guard let level = LogLevel(configName: param.value) else {
+                throw ConfigError("unknown log level \"\(param.value)\"", at: param.location)
+            }
+            config.logLevel = level
+        case "bind_to_address": break  // all occurrences at once, below
+        case "port": config.port = try number(param, range: 1...65535)
+        case "password", "default_permissions", "local_permissions": break  // after all params
+        case "connection_timeout": config.connectionTimeout = try number(param, range: 1...Int(Int32.max))
+        case "max_connections": config.maxConnections = try number(param, range: 1...Int(Int32.max))
+        case "max_command_list_size": config.maxCommandListSize = try number(param, range: 1...(1 << 30)) * 1024
+        case "max_output_buffer_size": config.maxOutputBufferSize = try number(param, range: 1...(1 << 30)) * 1024
+        case "max_playlist_length": config.maxPlaylistLength = try number(param, range: 1...Int(Int32.max))
+        case "auto_update": config.autoUpdate = try bool(param)
+        case "auto_update_depth": config.autoUpdateDepth = try number(param, range: 0...Int(Int32.max))
+        case "restore_paused": config.restorePaused = try bool(param)
+        case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
+        case "zeroconf_name": config.zeroconfName = param.value
+        case let name where Self.ignoredMPDOptions.contains(name):
+            warn(param.location, "'\(name)' is not supported by Nimbus; ignored")
+        default:
+            warn(param.location, "unknown setting '\(param.name)'; ignored")
+        }
+    }
+
+    private func applyPermissions(to config: inout DaemonConfiguration) throws(ConfigError) {
+        let passwords = file.all("password")
+        if !passwords.isEmpty { config.defaultPermissions = [] }
+        for param in passwords {
+            guard let at = param.value.firstIndex(of: "@") else {
+                throw ConfigError("\"@\" not found in password string", at: param.location)
+            }
+            let permissions = try permissions(String(param.value[param.value.index(after: at)...]), param)
+            config.passwords.append(PasswordEntry(password: String(param.value[..<at]), permissions: permissions))
+        }
+        if let param = file.param("default_permissions") {
+            config.defaultPermissions = try permissions(param.value, param)
+        }
+        config.localPermissions = config.defaultPermissions
+        if let param = file.param("local_permissions") {
+            config.localPermissions = try permissions(param.value, param)
+        }
+    }
+
+    private func permissions(_ text: String, _ param: ConfigParam) throws(ConfigError) -> Permission {
+        do {
+            return try Permission(parsing: text)
+        } catch {
+            throw ConfigError(error.description, at: param.location)
+        }
+    }
+
+    private mutating func warn(_ location: ConfigLocation, _ message: String) {
+        warnings.append("\(location): \(message)")
+    }
+
+    private func path(_ param: ConfigParam) -> String {
+        PathExpansion.expand(param.value, home: home)
+    }
+
+    private func absolutePath(_ param: ConfigParam) throws(ConfigError) -> String {
+        let expanded = path(param)
+        guard expanded.hasPrefix("/") else {
+            throw ConfigError("\(param.name): not an absolute path: \(param.value)", at: param.location)
+        }
+        return expanded
+    }
+
+    private func number(_ param: ConfigParam, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let value = Int(param.value) else {
+            throw ConfigError("\(param.name): Failed to parse number", at: param.location)
+        }
+        guard value >= range.lowerBound else {
+            throw ConfigError("\(param.name): Value must be positive", at: param.location)
+        }
+        guard value <= range.upperBound else {
+            throw ConfigError("\(param.name): Value too large", at: param.location)
+        }
+        return value
+    }
+
+    private func bool(_ param: ConfigParam) throws(ConfigError) -> Bool {
+        switch param.value {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default:
+            throw ConfigError("\(param.name): Not a valid boolean (\"yes\" or \"no\"): \(param.value)", at: param.location)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import NimbusModel
+import NimbusSupport
+
+/// A `password "secret@read,add"` entry.
+public struct PasswordEntry: Equatable, Sendable {
+    public let password: String
+    public let permissions: Permission
+}
+
+/// Everything the daemon reads from its config file, typed and validated, with the safe
+/// defaults of DEVELOPERS.md for whatever the file leaves out.
+public struct DaemonConfiguration: Sendable {
+    public var musicDirectory: String
+    public var playlistDirectory: String
+    public var databaseFile: String
+    public var stateFile: String
+    public var stickerFile: String
+    public var cacheDirectory: String
+    /// nil means standard error.
+    public var logFile: String?
+    public var logLevel: LogLevel = .notice
+    public var bindAddresses: [String]
+    public var port: Int = 6600
+    public var passwords: [PasswordEntry] = []
+    public var defaultPermissions: Permission = .all
+    public var localPermissions: Permission = .all
+    public var connectionTimeout: Int = 60
+    public var maxConnections: Int = 100
+    public var maxCommandListSize: Int = 2048 * 1024
+    public var maxOutputBufferSize: Int = 8192 * 1024
+    public var maxPlaylistLength: Int = 16384
+    public var autoUpdate = false
+    public var autoUpdateDepth: Int?
+    public var restorePaused = false
+    public var zeroconfEnabled = true
+    public var zeroconfName = "Music Player @ %h"
+    public var audioOutputs: [ConfigBlock] = []
+    public var cloudAccounts: [ConfigBlock] = []
+    /// Problems worth a log line that do not stop the daemon (unknown keys, ignored options).
+    public var warnings: [String] = []
+
+    /// The configuration used when no file is given: `~/Music`, state under
+    /// `~/.local/state/nimbus`, cache under `~/.cache/nimbus`, 127.0.0.1:6600.
+    public static func defaults(home: String = PathExpansion.currentHome()) -> DaemonConfiguration {
+        let state = home + "/.local/state/nimbus"
+        return DaemonConfiguration(
+            musicDirectory: home + "/Music",
+            playlistDirectory: state + "/playlists",
+            databaseFile: state + "/database",
+            stateFile: state + "/state",
+            stickerFile: state + "/sticker.sql",
+            cacheDirectory: home + "/.cache/nimbus",
+            logFile: nil,
+            bindAddresses: ["127.0.0.1"])
+    }
+
+    /// Reads `file` over the defaults. As in MPD a file without `bind_to_address` listens on all
+    /// addresses: an existing mpd.conf expects phones on the LAN to reach it.
+    public static func from(_ file: ConfigFile, home: String = PathExpansion.currentHome()) throws(ConfigError)
+        -> DaemonConfiguration
+    {
+        var config = defaults(home: home)
+        config.bindAddresses = ["any"]
+        var reader = ConfigReader(file: file, home: home)
+        try reader.apply(to: &config)
+        config.warnings = reader.warnings
+        return config
+    }
+}

@@ -1,0 +1,39 @@
+/// MPD's idle subsystems as bits, so a burst of changes ORs into one mask and wakes a client once.
+public struct IdleEvents: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let database = IdleEvents(rawValue: 1 << 0)
+    public static let storedPlaylist = IdleEvents(rawValue: 1 << 1)
+    public static let playlist = IdleEvents(rawValue: 1 << 2)
+    public static let player = IdleEvents(rawValue: 1 << 3)
+    public static let mixer = IdleEvents(rawValue: 1 << 4)
+    public static let output = IdleEvents(rawValue: 1 << 5)
+    public static let options = IdleEvents(rawValue: 1 << 6)
+    public static let sticker = IdleEvents(rawValue: 1 << 7)
+    public static let update = IdleEvents(rawValue: 1 << 8)
+    public static let subscription = IdleEvents(rawValue: 1 << 9)
+    public static let message = IdleEvents(rawValue: 1 << 10)
+    public static let neighbor = IdleEvents(rawValue: 1 << 11)
+    public static let mount = IdleEvents(rawValue: 1 << 12)
+    public static let partition = IdleEvents(rawValue: 1 << 13)
+
+    public static let all = IdleEvents(rawValue: (1 << 14) - 1)
+
+    /// Subsystem names in the order MPD prints `changed:` lines.
+    public static let names = [
+        "database", "stored_playlist", "playlist", "player", "mixer", "output", "options", "sticker",
+        "update", "subscription", "message", "neighbor", "mount", "partition",
+    ]
+
+    /// Parses one subsystem name, case-insensitively as MPD does.
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        guard let index = Self.names.firstIndex(of: lowered) else { return nil }
+        self.init(rawValue: 1 << UInt32(index))
+    }
+
+    public var names: [String] {
+        Self.names.indices.filter { rawValue & (1 << UInt32($0)) != 0 }.map { Self.names[$0] }
+    }
+}

@@ -1,0 +1,65 @@
+/// Every tag MPD 0.23 knows, in MPD's order (which is the order `tagtypes` prints).
+public enum TagType: Int, CaseIterable, Sendable, Hashable, Comparable {
+    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name
+    case genre, date, originalDate, composer, composerSort, performer, conductor, work
+    case movement, movementNumber, ensemble, location, grouping, comment, disc, label
+    case musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID, musicBrainzTrackID
+    case musicBrainzReleaseTrackID, musicBrainzWorkID
+
+    public static func < (lhs: TagType, rhs: TagType) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The canonical spelling on the wire.
+    public var wireName: String { Self.wireNames[rawValue] }
+
+    private static let wireNames = [
+        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
+        "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
+        "Movement", "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label",
+        "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID",
+        "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
+    ]
+
+    private static let byLowercasedName: [String: TagType] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.wireName.lowercased(), $0) })
+
+    /// Parses a tag name case-insensitively, as MPD does for every protocol argument naming a tag.
+    public init?(name: String) {
+        guard let tag = Self.byLowercasedName[name.lowercased()] else { return nil }
+        self = tag
+    }
+
+    /// The fallback MPD applies when a song lacks this tag (AlbumArtist → Artist, *Sort → base).
+    public var fallback: TagType? {
+        switch self {
+        case .albumArtist: return .artist
+        case .artistSort: return .artist
+        case .albumArtistSort: return .albumArtist
+        case .albumSort: return .album
+        case .composerSort: return .composer
+        default: return nil
+        }
+    }
+}
+
+/// A set of tag types, e.g. a connection's `tagtypes` mask or the server's enabled tags.
+public struct TagMask: Equatable, Sendable {
+    public private(set) var bits: UInt64
+
+    public init(bits: UInt64) { self.bits = bits }
+    public init<S: Sequence>(_ tags: S) where S.Element == TagType {
+        bits = tags.reduce(0) { $0 | (1 << UInt64($1.rawValue)) }
+    }
+
+    public static let all = TagMask(TagType.allCases)
+    public static let none = TagMask(bits: 0)
+    /// MPD's default `metadata_to_use`: every tag except Comment.
+    public static let defaultEnabled = TagMask(TagType.allCases.filter { $0 != .comment })
+
+    public func contains(_ tag: TagType) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
+    public mutating func insert(_ tag: TagType) { bits |= 1 << UInt64(tag.rawValue) }
+    public mutating func remove(_ tag: TagType) { bits &= ~(1 << UInt64(tag.rawValue)) }
+    public func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits) }
+    public func union(_ other: TagMask) -> TagMask { TagMask(bits: bits | other.bits) }
+    public func subtracting(_ other: TagMask) -> TagMask { TagMask(bits: bits & ~other.bits) }
+    public var tags: [TagType] { TagType.allCases.filter(contains) }
+}

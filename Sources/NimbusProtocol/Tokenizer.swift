@@ -1,0 +1,126 @@
+/// Splits one request line the way MPD 0.23's tokenizer does.
+///
+/// Lines reach here with the newline removed. The rules that matter to clients: the command
+/// name is a letter followed by letters, digits or `_`; arguments are unquoted words (bytes
+/// above 0x20 except quotes, backslash literal) or double-quoted strings where a backslash
+/// escapes the next byte; a closing quote must be followed by whitespace.
+public enum Tokenizer {
+    public enum Failure: Error, Equatable, Sendable {
+        /// The line does not start with a lower-case letter: MPD assumes a misrouted HTTP request
+        /// and closes the connection without replying.
+        case notACommand
+        /// The command word is malformed: MPD answers with an ACK and then closes.
+        case invalidCommandName
+        /// An argument is malformed: an ordinary ACK with code 5, the connection stays.
+        case argument(String)
+        /// More than `maximumArguments`: an ordinary ACK with code 2.
+        case tooManyArguments
+
+        public var message: String {
+            switch self {
+            case .notACommand: return "Letter expected"
+            case .invalidCommandName: return "Invalid word character"
+            case .argument(let message): return message
+            case .tooManyArguments: return "Too many arguments"
+            }
+        }
+    }
+
+    public struct Request: Equatable, Sendable {
+        public var name: String
+        public var arguments: [String]
+        public init(name: String, arguments: [String]) {
+            self.name = name
+            self.arguments = arguments
+        }
+    }
+
+    /// MPD 0.23 rejects requests with more arguments than this (COMMAND_ARGV_MAX).
+    public static let maximumArguments = 4096
+
+    /// Removes trailing bytes ≤ 0x20 (so `ping\r` is `ping`) and anything after a NUL byte,
+    /// which ends the line for MPD's C string handling.
+    public static func trimmedLine<C: Collection>(_ bytes: C) -> ArraySlice<UInt8> where C.Element == UInt8 {
+        var line = ArraySlice(bytes)
+        if let nul = line.firstIndex(of: 0) { line = line[..<nul] }
+        while let last = line.last, last <= 0x20 { line = line.dropLast() }
+        return line
+    }
+
+    public static func startsLikeCommand(_ line: ArraySlice<UInt8>) -> Bool {
+        guard let first = line.first else { return false }
+        return first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z")
+    }
+
+    public static func tokenize(_ line: ArraySlice<UInt8>) throws(Failure) -> Request {
+        guard startsLikeCommand(line) else { throw .notACommand }
+        var index = line.startIndex
+        while index < line.endIndex, !isSeparator(line[index]) {
+            guard isWordCharacter(line[index]) else { throw .invalidCommandName }
+            index += 1
+        }
+        let name = String(decoding: line[line.startIndex..<index], as: UTF8.self)
+        var arguments: [String] = []
+        index = skipSeparators(line, from: index)
+        while index < line.endIndex {
+            if arguments.count == maximumArguments { throw .tooManyArguments }
+            let (argument, next) = try line[index] == UInt8(ascii: "\"")
+                ? quoted(line, from: index) : unquoted(line, from: index)
+            arguments.append(argument)
+            index = skipSeparators(line, from: next)
+        }
+        return Request(name: name, arguments: arguments)
+    }
+
+    private static func quoted(_ line: ArraySlice<UInt8>, from start: Int) throws(Failure) -> (String, Int) {
+        var bytes: [UInt8] = []
+        var index = start + 1
+        while true {
+            guard index < line.endIndex else { throw .argument("Missing closing '\"'") }
+            var byte = line[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                index += 1
+                guard index < line.endIndex else { throw .argument("Missing closing '\"'") }
+                byte = line[index]
+            }
+            bytes.append(byte)
+            index += 1
+        }
+        index += 1
+        if index < line.endIndex, !isSeparator(line[index]) {
+            throw .argument("Space expected after closing '\"'")
+        }
+        return (String(decoding: bytes, as: UTF8.self), index)
+    }
+
+    private static func unquoted(_ line: ArraySlice<UInt8>, from start: Int) throws(Failure) -> (String, Int) {
+        var index = start
+        while index < line.endIndex, !isSeparator(line[index]) {
+            let byte = line[index]
+            guard byte != UInt8(ascii: "\""), byte != UInt8(ascii: "'") else {
+                throw .argument("Invalid unquoted character")
+            }
+            index += 1
+        }
+        return (String(decoding: line[start..<index], as: UTF8.self), index)
+    }
+
+    private static func skipSeparators(_ line: ArraySlice<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index < line.endIndex, isSeparator(line[index]) { index += 1 }
+        return index
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool { byte <= 0x20 }
+
+    private static func isWordCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import CLinux
+import Glibc
+import NimbusProtocol
+import NimbusSupport
+
+/// Socket side of a client: non-blocking reads into the 8 KiB line buffer, one write per batch
+/// of responses, backpressure by not reading while output is unsent, and the idle-aware timeout.
+extension Client {
+    func start(greeting: String) {
+        output.line(greeting)
+        flush()
+        armTimeout(after: context.settings.connectionTimeout)
+    }
+
+    func handleEvents(_ events: UInt32) {
+        if events & EPOLLOUT.rawValue != 0 { writePending() }
+        if isClosed { return }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+            !writeBlocked
+        {
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        while !isClosed {
+            let free = Self.inputCapacity - inputCount
+            if free == 0 {
+                context.logger.warning("[\(number)] request line too long; closing")
+                closeNow()
+                return
+            }
+            let received = input.withUnsafeMutableBytes { raw in
+                recv(fd, raw.baseAddress! + inputCount, free, 0)
+            }
+            if received == 0 {
+                // Peer closed: answer what already arrived, then go.
+                closeAfterFlush = true
+                flush()
+                return
+            }
+            if received < 0 {
+                if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { closeNow() }
+                return
+            }
+            inputCount += received
+            lastActivity = MonotonicClock.now()
+            processInput()
+            if writeBlocked { return }
+        }
+    }
+
+    /// Sends everything in `output`: directly when nothing is queued, else behind the queue.
+    func flush() {
+        guard !isClosed else { return }
+        if !output.isEmpty {
+            if unsent.isEmpty {
+                unsent = output.take()
+                unsentOffset = 0
+            } else {
+                unsent.append(contentsOf: output.take())
+            }
+        }
+        writePending()
+    }
+
+    func writePending() {
+        while unsentOffset < unsent.count {
+            let written = unsent.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + unsentOffset, raw.count - unsentOffset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    if !writeBlocked { server.reactor.change(fd: fd, interest: .write) }
+                    writeBlocked = true
+                    return
+                }
+                if errno == EINTR { continue }
+                closeNow()
+                return
+            }
+            unsentOffset += written
+        }
+        let wasBlocked = writeBlocked
+        writeBlocked = false
+        unsent = []
+        unsentOffset = 0
+        if closeAfterFlush {
+            closeNow()
+            return
+        }
+        if wasBlocked {
+            server.reactor.change(fd: fd, interest: .read)
+            // Lines that arrived while we were blocked are still in the buffer.
+            processInput()
+        }
+    }
+
+    func closeNow() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let timeoutTimer { server.reactor.cancel(timeoutTimer) }
+        server.remove(self)
+        Glibc.close(fd)
+    }
+
+    /// One timer per client that re-arms itself instead of being rescheduled on every command,
+    /// so busy clients cost no timer churn. Idle clients are exempt, as in MPD.
+    private func armTimeout(after seconds: Int) {
+        timeoutTimer = server.reactor.schedule(after: .seconds(seconds)) { [weak self] in
+            self?.timeoutFired()
+        }
+    }
+
+    private func timeoutFired() {
+        guard !isClosed else { return }
+        let limit = UInt64(context.settings.connectionTimeout) * 1_000_000_000
+        let silent = MonotonicClock.now() - lastActivity
+        if idleWaiting || silent < limit {
+            let remaining = idleWaiting ? limit : limit - silent
+            timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { [weak self] in
+                self?.timeoutFired()
+            }
+            return
+        }
+        context.logger.info("[\(number)] timeout")
+        closeNow()
+    }
+}

@@ -1,0 +1,116 @@
+import Glibc
+import NimbusCore
+import NimbusModel
+import NimbusProtocol
+import NimbusSupport
+
+/// One connected MPD client: its socket, its protocol state (command list, idle, permissions,
+/// tag mask, binary limit) and its mailbox. Lives on the core loop; costs a descriptor and a
+/// few buffers, never a thread.
+@CoreActor
+public final class Client: IdleListener {
+    /// MPD's input buffer: a request line, newline included, must fit.
+    static let inputCapacity = 8192
+
+    public let number: Int
+    /// Connected through a Unix socket (MPD's "local client").
+    public let isLocal: Bool
+    public var permission: Permission
+    public var tagMask: TagMask
+    public var binaryLimit = 8192
+    public var output = ResponseWriter()
+    public private(set) lazy var mailbox = Mailbox { [unowned self] in self.addIdle(.message) }
+
+    let fd: Int32
+    unowned let server: Server
+    var context: ServerContext { server.context }
+
+    var input = [UInt8](repeating: 0, count: Client.inputCapacity)
+    var inputCount = 0
+    var unsent: [UInt8] = []
+    var unsentOffset = 0
+    /// The socket refused more output; reading pauses until it drains.
+    var writeBlocked = false
+    var commandList: CommandListBuilder?
+    var idleWaiting = false
+    var idleSubscriptions: IdleEvents = []
+    var idleFlags: IdleEvents = []
+    var notifyScheduled = false
+    var lastActivity = MonotonicClock.now()
+    var timeoutTimer: TimerID?
+    public internal(set) var isClosed = false
+    var closeAfterFlush = false
+
+    init(number: Int, fd: Int32, isLocal: Bool, server: Server) {
+        self.number = number
+        self.fd = fd
+        self.isLocal = isLocal
+        self.server = server
+        let settings = server.context.settings
+        self.permission = isLocal ? settings.localPermissions : settings.defaultPermissions
+        self.tagMask = settings.enabledTags
+    }
+
+    // MARK: idle
+
+    public func idleEventsOccurred(_ events: IdleEvents) {
+        addIdle(events)
+    }
+
+    /// Records `events` for this client and, if it idles on any of them, answers once at the end
+    /// of the loop iteration.
+    public func addIdle(_ events: IdleEvents) {
+        guard !isClosed else { return }
+        idleFlags.formUnion(events)
+        guard idleWaiting, !idleFlags.isDisjoint(with: idleSubscriptions), !notifyScheduled else { return }
+        notifyScheduled = true
+        server.reactor.atEndOfIteration { [weak self] in
+            guard let self else { return }
+            self.notifyScheduled = false
+            guard self.idleWaiting, !self.idleFlags.isDisjoint(with: self.idleSubscriptions) else { return }
+            self.answerIdle()
+            self.flush()
+        }
+    }
+
+    /// Enters idle; answers at once if a subscribed event is already pending.
+    func enterIdle(_ subscriptions: IdleEvents) {
+        idleWaiting = true
+        idleSubscriptions = subscriptions
+        if !idleFlags.isDisjoint(with: subscriptions) { answerIdle() }
+    }
+
+    /// Writes the `changed:` lines. Only subscribed flags are consumed (MPD 0.24's fix: 0.23 lost
+    /// the others), so a client idling on `player` still learns about `mixer` later.
+    private func answerIdle() {
+        let fired = idleFlags.intersection(idleSubscriptions)
+        idleFlags.subtract(fired)
+        idleWaiting = false
+        for name in fired.names { output.field("changed", name) }
+        output.ok()
+        lastActivity = MonotonicClock.now()
+    }
+
+    func cancelIdle() {
+        idleWaiting = false
+        output.ok()
+        lastActivity = MonotonicClock.now()
+    }
+}
+
+/// Accumulates a `command_list_begin … command_list_end` block, bounded like MPD's.
+struct CommandListBuilder {
+    let okMode: Bool
+    private(set) var lines: [ArraySlice<UInt8>] = []
+    private var size = 0
+
+    init(okMode: Bool) { self.okMode = okMode }
+
+    /// False once the accumulated text (each line plus one byte) exceeds `limit`.
+    mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {
+        size += line.count + 1
+        guard size <= limit else { return false }
+        lines.append(line)
+        return true
+    }
+}

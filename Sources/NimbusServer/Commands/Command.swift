@@ -1,0 +1,93 @@
+import NimbusModel
+import NimbusProtocol
+import NimbusSupport
+
+/// What a handler tells the session to do next.
+public enum CommandResult: Sendable {
+    case ok
+    /// The client is now idling; no `OK` until an event or `noidle`.
+    case idle
+    /// Close without flushing (`close`).
+    case close
+    /// Stop the daemon (`kill`).
+    case kill
+}
+
+/// One invocation: the arguments, the calling client and the server's services.
+@CoreActor
+public struct CommandCall {
+    public let arguments: [String]
+    public let client: Client
+    public let context: ServerContext
+
+    public subscript(index: Int) -> String { arguments[index] }
+
+    /// Appends to the client's pending response.
+    public func write(_ body: (inout ResponseWriter) -> Void) {
+        body(&client.output)
+    }
+
+    public func field(_ key: String, _ value: String) { client.output.field(key, value) }
+    public func field<I: BinaryInteger>(_ key: String, _ value: I) { client.output.field(key, value) }
+}
+
+/// One row of the command table: MPD's `{name, permission, min, max, handler}`.
+public struct Command: Sendable {
+    public typealias Handler = @CoreActor @Sendable (CommandCall) throws -> CommandResult
+    public typealias Availability = @CoreActor @Sendable (ServerContext) -> Bool
+
+    public let name: String
+    public let permission: Permission
+    /// nil: the handler checks its arguments itself (MPD's -1).
+    public let minimumArguments: Int?
+    /// nil: unlimited.
+    public let maximumArguments: Int?
+    public let handler: Handler
+    /// Commands that depend on configuration (stored playlists need a playlist directory) are
+    /// hidden from `commands` when unavailable, as in MPD.
+    public let isAvailable: Availability?
+
+    public init(
+        _ name: String, _ permission: Permission, arguments: ClosedRange<Int>?, unlimited: Bool = false,
+        available: Availability? = nil, handler: @escaping Handler
+    ) {
+        self.name = name
+        self.permission = permission
+        self.minimumArguments = arguments?.lowerBound
+        self.maximumArguments = unlimited ? nil : arguments?.upperBound
+        self.isAvailable = available
+        self.handler = handler
+    }
+
+    func permits(_ granted: Permission) -> Bool { granted.isSuperset(of: permission) }
+
+    /// MPD's arity messages: `wrong number` when the count is fixed, else `too few`/`too many`.
+    func checkArity(_ count: Int) throws(ProtocolError) {
+        guard let minimum = minimumArguments else { return }
+        if let maximum = maximumArguments, minimum == maximum, count != maximum {
+            throw .argument("wrong number of arguments for \"\(name)\"")
+        }
+        if count < minimum { throw .argument("too few arguments for \"\(name)\"") }
+        if let maximum = maximumArguments, count > maximum {
+            throw .argument("too many arguments for \"\(name)\"")
+        }
+    }
+}
+
+/// The sorted table all lookups, `commands` and `notcommands` come from.
+public struct CommandTable: Sendable {
+    public let commands: [Command]
+    private let index: [String: Int]
+
+    public init(_ commands: [Command]) {
+        let sorted = commands.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        self.commands = sorted
+        self.index = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1.name, $0) })
+    }
+
+    public func lookup(_ name: String) -> Command? { index[name].map { commands[$0] } }
+
+    /// Every command of this build, grouped by area like MPD's handler files.
+    public static let standard = CommandTable(
+        ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all)
+}

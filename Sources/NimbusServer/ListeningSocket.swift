@@ -1,0 +1,108 @@
+import Glibc
+import NimbusSupport
+
+/// Creates the non-blocking listening sockets for one `bind_to_address` value.
+///
+/// `any` means every IPv6 and IPv4 address (two sockets, IPv6 made v6-only so both bind);
+/// an absolute path is a Unix socket, `@name` an abstract one; anything else is resolved with
+/// getaddrinfo and may give one socket per address (`localhost` → ::1 and 127.0.0.1).
+enum ListeningSocket {
+    struct Bound {
+        let fd: Int32
+        let isLocal: Bool
+        let description: String
+    }
+
+    static func open(address: String, port: Int) throws(SystemError) -> [Bound] {
+        if address.hasPrefix("/") || address.hasPrefix("@") {
+            return [try unix(path: address)]
+        }
+        if address == "any" {
+            var bound: [Bound] = []
+            if let v6 = try? inet(host: "::", port: port, family: AF_INET6) { bound += v6 }
+            do {
+                bound += try inet(host: "0.0.0.0", port: port, family: AF_INET)
+            } catch {
+                if bound.isEmpty { throw error }
+            }
+            return bound
+        }
+        var host = address
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return try inet(host: host, port: port, family: AF_UNSPEC)
+    }
+
+    private static func inet(host: String, port: Int, family: Int32) throws(SystemError) -> [Bound] {
+        var hints = addrinfo()
+        hints.ai_family = family
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_ADDRCONFIG
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SystemError("cannot resolve \"\(host)\": \(String(cString: gai_strerror(status)))", code: EINVAL)
+        }
+        defer { freeaddrinfo(first) }
+        var result: [Bound] = []
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let info = node {
+            let fd = try bindAndListen(info.pointee, label: "\(host):\(port)")
+            result.append(Bound(fd: fd, isLocal: false, description: "\(host):\(port)"))
+            node = info.pointee.ai_next
+        }
+        return result
+    }
+
+    private static func bindAndListen(_ info: addrinfo, label: String) throws(SystemError) -> Int32 {
+        let fd = socket(info.ai_family, info.ai_socktype | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if info.ai_family == AF_INET6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
+            let error = SystemError("Failed to bind to '\(label)'")
+            close(fd)
+            throw error
+        }
+        guard listen(fd, 256) == 0 else {
+            let error = SystemError("listen")
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    private static func unix(path: String) throws(SystemError) -> Bound {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { throw SystemError("socket path too long: \(path)", code: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
+        if !abstract { unlink(path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else {
+            let error = SystemError("Failed to bind to '\(path)'")
+            close(fd)
+            throw error
+        }
+        if !abstract { chmod(path, 0o666) }
+        guard listen(fd, 256) == 0 else {
+            let error = SystemError("listen")
+            close(fd)
+            throw error
+        }
+        return Bound(fd: fd, isLocal: true, description: path)
+    }
+}

@@ -1,0 +1,128 @@
+import CLinux
+import Glibc
+import NimbusCore
+import NimbusModel
+import NimbusProtocol
+import NimbusSupport
+
+/// Accepts connections on every configured address and owns the clients.
+@CoreActor
+public final class Server {
+    public static let greeting = "OK MPD 0.23.5"
+
+    public let context: ServerContext
+    let table: CommandTable
+    let reactor: Reactor
+    private var listeners: [ListeningSocket.Bound] = []
+    private var clients: [Int32: Client] = [:]
+    private var nextClientNumber = 0
+
+    public init(context: ServerContext, table: CommandTable = .standard, reactor: Reactor = CoreActor.loop.reactor) {
+        self.context = context
+        self.table = table
+        self.reactor = reactor
+    }
+
+    public var clientCount: Int { clients.count }
+    public var allClients: some Collection<Client> { clients.values }
+
+    /// Binds every address; fails only if none could be bound, logging the others like MPD.
+    public func start() throws(SystemError) {
+        var firstError: SystemError?
+        for address in context.settings.bindAddresses {
+            do {
+                for bound in try ListeningSocket.open(address: address, port: context.settings.port) {
+                    try reactor.watch(fd: bound.fd, interest: .read) { [unowned self] _ in accept(from: bound) }
+                    listeners.append(bound)
+                    context.logger.info("listening on \(bound.description)")
+                }
+            } catch {
+                context.logger.error(error.description)
+                firstError = firstError ?? error
+            }
+        }
+        if listeners.isEmpty, let firstError { throw firstError }
+    }
+
+    /// The port actually bound (useful when configured as 0).
+    public var boundTCPPort: Int? {
+        for listener in listeners where !listener.isLocal {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let ok = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener.fd, $0, &length) }
+            }
+            guard ok == 0 else { continue }
+            let family = address.ss_family
+            return withUnsafePointer(to: &address) { pointer -> Int in
+                if family == sa_family_t(AF_INET6) {
+                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                    }
+                }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin_port))
+                }
+            }
+        }
+        return nil
+    }
+
+    public func stop() {
+        for listener in listeners {
+            reactor.unwatch(fd: listener.fd)
+            close(listener.fd)
+            if listener.isLocal && listener.description.hasPrefix("/") { unlink(listener.description) }
+        }
+        listeners.removeAll()
+        for client in Array(clients.values) { client.closeNow() }
+    }
+
+    private func accept(from listener: ListeningSocket.Bound) {
+        while true {
+            let fd = clinux_accept4(listener.fd, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    context.logger.error(SystemError("accept").description)
+                }
+                return
+            }
+            guard clients.count < context.settings.maxConnections else {
+                context.logger.error("Max connections reached")
+                close(fd)
+                continue
+            }
+            if !listener.isLocal {
+                var one: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            register(fd: fd, isLocal: listener.isLocal)
+        }
+    }
+
+    private func register(fd: Int32, isLocal: Bool) {
+        nextClientNumber += 1
+        let client = Client(number: nextClientNumber, fd: fd, isLocal: isLocal, server: self)
+        do {
+            try reactor.watch(fd: fd, interest: .read) { [weak client] events in client?.handleEvents(events) }
+        } catch {
+            context.logger.error(error.description)
+            close(fd)
+            return
+        }
+        clients[fd] = client
+        context.idle.add(client)
+        context.channels.register(client.mailbox)
+        context.logger.info("[\(client.number)] opened from \(isLocal ? "local socket" : "network")")
+        client.start(greeting: Self.greeting)
+    }
+
+    func remove(_ client: Client) {
+        reactor.unwatch(fd: client.fd)
+        clients[client.fd] = nil
+        context.idle.remove(client)
+        context.channels.unregister(client.mailbox)
+        context.logger.info("[\(client.number)] closed")
+    }
+}

@@ -1,0 +1,22 @@
+/// Isolation of everything that MPD keeps on its main thread: sessions, queue, options,
+/// database handle, idle bus. Its executor is the core `EventLoop`, so isolated code never
+/// hops threads, and other threads reach it with `Task { @CoreActor in … }` or `await`.
+@globalActor
+public actor CoreActor {
+    public static let shared = CoreActor()
+    public static let loop = EventLoop(name: "nimbus-core")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Self.loop.asUnownedSerialExecutor()
+    }
+
+    /// Runs `operation` synchronously, trapping unless the caller already is on the loop
+    /// thread (socket callbacks dispatched by the loop itself).
+    public static func assumeIsolated<T: Sendable>(_ operation: @CoreActor () throws -> T) rethrows -> T {
+        typealias Unisolated = () throws -> T
+        return try withoutActuallyEscaping(operation) { isolated in
+            shared.preconditionIsolated()
+            return try unsafeBitCast(isolated, to: Unisolated.self)()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import Glibc
+import NimbusConfig
+import NimbusSupport
+
+signal(SIGPIPE, SIG_IGN)
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("nimbusd: \(message)\n".utf8))
+    exit(1)
+}
+
+let options: CommandLineOptions
+do {
+    options = try CommandLineOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error.description)\n\(CommandLineOptions.usage)")
+}
+if options.showHelp {
+    print(CommandLineOptions.usage)
+    exit(0)
+}
+if options.showVersion {
+    print("Nimbus \(Version.string) (MPD protocol 0.23.5)")
+    exit(0)
+}
+
+var configuration: DaemonConfiguration
+do {
+    configuration = try options.configPath.map { try DaemonConfiguration.from(ConfigFile.load(path: $0)) }
+        ?? DaemonConfiguration.defaults()
+} catch {
+    fail(String(describing: error))
+}
+if options.verbose { configuration.logLevel = .debug }
+
+let logFile: LogFile
+do {
+    logFile = try configuration.logFile.map { path throws(SystemError) in try LogFile(path: path) }
+        ?? LogFile.standardError
+} catch {
+    fail(String(describing: error))
+}
+let logger = Logger(level: configuration.logLevel, sink: { logFile.write($0) })
+for warning in configuration.warnings { logger.warning("config: \(warning)") }
+
+let startup = DispatchSemaphore(value: 0)
+let finalConfiguration = configuration
+Task { @CoreActor in
+    let daemon = Daemon(configuration: finalConfiguration, logger: logger)
+    do {
+        try daemon.start()
+    } catch {
+        fail(String(describing: error))
+    }
+    SignalHandlers.install { name in
+        Task { @CoreActor in daemon.shutdown(reason: name) }
+    }
+    startup.signal()
+}
+startup.wait()
+dispatchMain()
