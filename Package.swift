@@ -47,11 +47,11 @@ let package = Package(
             dependencies: ["NimbusServer", "NimbusCore", "NimbusConfig", "NimbusSupport"],
             swiftSettings: strict),
 
-        .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport"], swiftSettings: strict),
+        .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
-        .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig"], swiftSettings: strict),
-        .testTarget(name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",
             dependencies: ["NimbusServer", "NimbusCore", "NimbusProtocol", "NimbusSupport", "TestSupport"],
@@ -62,7 +62,7 @@ let package = Package(
             swiftSettings: strict),
         // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
         .testTarget(
-            name: "DaemonTests", dependencies: ["nimbusd", "TestSupport"], swiftSettings: strict),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+            name: "DaemonTests", dependencies: ["nimbusd", "TestSupport"], exclude: ["Scripts"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["NimbusSupport"], path: "Tests/TestSupport", swiftSettings: strict),
     ]
 )

@@ -1,13 +1,13 @@
 // Linux interfaces that Swift's Glibc module does not export.
 #ifndef NIMBUS_CLINUX_SHIM_H
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #define NIMBUS_CLINUX_SHIM_H
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <netinet/tcp.h>
 
+// accept4 is only declared under _GNU_SOURCE, which would change the layout of shared system
+// types (fd_set) seen by the other C modules; declare the one function instead.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int clinux_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
 #endif

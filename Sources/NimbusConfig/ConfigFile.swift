@@ -97,7 +97,7 @@ public struct ConfigFile: Equatable, Sendable {
     }
 
     private mutating func read(_ text: String, file: String, depth: Int) throws(ConfigError) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).makeIterator()
+        var lines = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).makeIterator()
         var number = 0
         var openBlock: ConfigBlock?
         while let raw = lines.next() {
@@ -151,8 +151,8 @@ private struct LineScanner {
     private let bytes: [UInt8]
     private var index = 0
 
-    init(_ line: Substring) {
-        bytes = Array(line.utf8)
+    init(_ line: ArraySlice<UInt8>) {
+        bytes = Array(line)
         skipBlanks()
     }
 

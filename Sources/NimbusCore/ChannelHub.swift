@@ -89,7 +89,7 @@ public final class ChannelHub {
     }
 
     /// Channel names are ASCII letters, digits and `_-.:`, as MPD requires.
-    public static func isValid(_ name: String) -> Bool {
+    public nonisolated static func isValid(_ name: String) -> Bool {
         !name.isEmpty
             && name.utf8.allSatisfy { byte in
                 switch byte {

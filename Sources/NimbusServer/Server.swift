@@ -26,22 +26,20 @@ public final class Server {
     public var clientCount: Int { clients.count }
     public var allClients: some Collection<Client> { clients.values }
 
-    /// Binds every address; fails only if none could be bound, logging the others like MPD.
+    /// Binds every configured address; as in MPD, any address that cannot be bound is fatal.
     public func start() throws(SystemError) {
-        var firstError: SystemError?
-        for address in context.settings.bindAddresses {
-            do {
+        do {
+            for address in context.settings.bindAddresses {
                 for bound in try ListeningSocket.open(address: address, port: context.settings.port) {
-                    try reactor.watch(fd: bound.fd, interest: .read) { [unowned self] _ in accept(from: bound) }
                     listeners.append(bound)
+                    try reactor.watch(fd: bound.fd, interest: .read) { [unowned self] _ in accept(from: bound) }
                     context.logger.info("listening on \(bound.description)")
                 }
-            } catch {
-                context.logger.error(error.description)
-                firstError = firstError ?? error
             }
+        } catch {
+            stop()
+            throw error
         }
-        if listeners.isEmpty, let firstError { throw firstError }
     }
 
     /// The port actually bound (useful when configured as 0).

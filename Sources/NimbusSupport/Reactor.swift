@@ -83,7 +83,7 @@ public final class Reactor {
     }
 
     func endIteration() {
-        timers.fireDue(now: MonotonicClock.now())
+        for action in timers.popDue(now: MonotonicClock.now()) { action() }
         while !iterationHooks.isEmpty {
             let hooks = iterationHooks
             iterationHooks.removeAll()

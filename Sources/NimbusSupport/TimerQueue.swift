@@ -35,11 +35,15 @@ struct TimerQueue {
         actions[id] = nil
     }
 
-    mutating func fireDue(now: UInt64) {
+    /// Removes and returns the actions whose deadline has passed; the caller runs them, so an
+    /// action may schedule new timers without touching the queue mid-mutation.
+    mutating func popDue(now: UInt64) -> [@CoreActor () -> Void] {
+        var due: [@CoreActor () -> Void] = []
         while let first = heap.first, first.deadline <= now {
             popFirst()
-            if let action = actions.removeValue(forKey: first.id) { action() }
+            if let action = actions.removeValue(forKey: first.id) { due.append(action) }
         }
+        return due
     }
 
     private mutating func dropCancelled() {

@@ -1,0 +1,60 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Real clients from Debian against nimbusd: mpc (libmpdclient) and python3-mpd.
+final class ClientCompatibilityTests: XCTestCase {
+    @discardableResult
+    private func mpc(_ daemon: ServerProcess, _ arguments: [String]) throws -> String {
+        try runTool("mpc", ["-h", "127.0.0.1", "-p", String(daemon.port)] + arguments)
+    }
+
+    func testMpcVersionAndStats() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/mpc"), "mpc not installed")
+        let daemon = try ServerProcess(.nimbus)
+        XCTAssertEqual(try mpc(daemon, ["version"]), "mpd version: 0.23.5\n")
+        let stats = try mpc(daemon, ["stats"])
+        XCTAssertTrue(stats.contains("Artists:      0"), stats)
+        XCTAssertTrue(stats.contains("Uptime:"), stats)
+    }
+
+    func testMpcMessagingAndIdle() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/mpc"), "mpc not installed")
+        let daemon = try ServerProcess(.nimbus)
+        let waiter = Process()
+        waiter.executableURL = URL(fileURLWithPath: "/usr/bin/mpc")
+        waiter.arguments = ["-h", "127.0.0.1", "-p", String(daemon.port), "waitmessage", "ratings"]
+        let output = Pipe()
+        waiter.standardOutput = output
+        try waiter.run()
+        XCTAssertTrue(waitUntil { (try? self.mpc(daemon, ["channels"])) == "ratings\n" })
+        try mpc(daemon, ["sendmessage", "ratings", "five stars"])
+        waiter.waitUntilExit()
+        XCTAssertEqual(waiter.terminationStatus, 0)
+        XCTAssertEqual(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "five stars\n")
+
+        let idler = Process()
+        idler.executableURL = URL(fileURLWithPath: "/usr/bin/mpc")
+        idler.arguments = ["-h", "127.0.0.1", "-p", String(daemon.port), "idle", "subscription"]
+        let idleOutput = Pipe()
+        idler.standardOutput = idleOutput
+        try idler.run()
+        // The subscription event fires once mpc's own idle is registered; repeat until it is.
+        let client = try daemon.connect()
+        var channel = 0
+        XCTAssertTrue(waitUntil {
+            channel += 1
+            _ = try? client.request("subscribe c\(channel)")
+            return !idler.isRunning
+        })
+        XCTAssertEqual(String(decoding: idleOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "subscription\n")
+    }
+
+    func testPythonMPD() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/python3"), "python3 not installed")
+        let daemon = try ServerProcess(.nimbus, config: "password \"pw@read,add,control,admin\"\ndefault_permissions \"read\"")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/python_mpd_client.py").path
+        let output = try runTool("/usr/bin/python3", [script, String(daemon.port)])
+        XCTAssertTrue(output.hasSuffix("all checks passed\n"), output)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+/// nimbusd as a process: config handling, listeners, signals, kill.
+final class DaemonLifecycleTests: XCTestCase {
+    func testSIGTERMShutsDownCleanlyAndRemovesTheSocket() throws {
+        let daemon = try ServerProcess(.nimbus)
+        XCTAssertEqual(try daemon.connect().request("ping"), ["OK"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socketPath))
+        XCTAssertEqual(daemon.stop(signal: SIGTERM), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.socketPath))
+        XCTAssertTrue(daemon.log.contains("shutting down (SIGTERM)"), daemon.log)
+    }
+
+    func testSIGINTShutsDownCleanly() throws {
+        let daemon = try ServerProcess(.nimbus)
+        XCTAssertEqual(daemon.stop(signal: SIGINT), 0)
+    }
+
+    func testKillShutsDownCleanly() throws {
+        let daemon = try ServerProcess(.nimbus)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.sendAndReadUntilClosed("kill\n"), "")
+        XCTAssertEqual(daemon.waitForExit(), 0)
+        XCTAssertTrue(daemon.log.contains("shutting down (kill command)"), daemon.log)
+    }
+
+    func testKillNeedsAdmin() throws {
+        let daemon = try ServerProcess(.nimbus, config: "password \"x@read\"\ndefault_permissions \"read\"")
+        XCTAssertEqual(try daemon.connect().request("kill"), [#"ACK [4@0] {kill} you don't have permission for "kill""#])
+        XCTAssertTrue(daemon.process.isRunning)
+    }
+
+    func testUnknownKeysWarnWithFileAndLineAndStillStart() throws {
+        let daemon = try ServerProcess(.nimbus, config: "frobnicate \"yes\"")
+        XCTAssertEqual(try daemon.connect().request("ping"), ["OK"])
+        XCTAssertTrue(daemon.log.contains("\(daemon.configPath):\(daemon.configLine("frobnicate")): unknown setting 'frobnicate'; ignored"), daemon.log)
+    }
+
+    func testBrokenConfigExitsWithStatusOneAndFileLine() throws {
+        let daemon = try ServerProcess(.nimbus, config: "port 6600", waitForReady: false)
+        XCTAssertEqual(daemon.waitForExit(), 1)
+        XCTAssertEqual(daemon.output, "nimbusd: \(daemon.configPath):\(daemon.configLine("port 6600")): '\"' expected\n")
+    }
+
+    func testMissingConfigFileIsAClearError() throws {
+        let directory = TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ServerProcess.buildDirectory + "/nimbusd")
+        process.arguments = [directory.file("absent.conf")]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(message, "nimbusd: Failed to open '\(directory.file("absent.conf"))': No such file or directory\n")
+    }
+
+    func testUnbindablePortIsAnError() throws {
+        let first = try ServerProcess(.nimbus)
+        let second = try ServerProcess(.nimbus, config: "port \"\(first.port)\"", waitForReady: false)
+        XCTAssertEqual(second.waitForExit(), 1)
+        XCTAssertTrue(second.output.contains("Failed to bind"), second.output)
+    }
+
+    func testIPv6Loopback() throws {
+        let daemon = try ServerProcess(.nimbus, config: "bind_to_address \"::1\"")
+        let (client, greeting) = try LineClient.connected(.tcp(host: "::1", port: daemon.port))
+        XCTAssertEqual(greeting, "OK MPD 0.23.5")
+        XCTAssertEqual(try client.request("ping"), ["OK"])
+    }
+
+    func testWithoutAConfigItUsesSafeDefaults() throws {
+        try XCTSkipIf((try? LineClient(.tcp(host: "127.0.0.1", port: 6600))) != nil, "port 6600 is in use here")
+        let home = TemporaryDirectory("nimbus-home")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ServerProcess.buildDirectory + "/nimbusd")
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        XCTAssertTrue(waitUntil { (try? LineClient.connected(.tcp(host: "127.0.0.1", port: 6600))) != nil })
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home.path + "/.local/state/nimbus"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home.path + "/.cache/nimbus"))
+    }
+}

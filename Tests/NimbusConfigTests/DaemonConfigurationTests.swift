@@ -1,0 +1,126 @@
+import NimbusConfig
+import NimbusModel
+import NimbusSupport
+import XCTest
+
+final class DaemonConfigurationTests: XCTestCase {
+    private func configuration(_ text: String) throws -> DaemonConfiguration {
+        try DaemonConfiguration.from(ConfigFile.parse(text, file: "mpd.conf"), home: "/home/u")
+    }
+
+    private func error(_ text: String) -> String? {
+        do {
+            _ = try configuration(text)
+            return nil
+        } catch {
+            return (error as? ConfigError)?.description
+        }
+    }
+
+    func testSafeDefaultsWithoutAFile() {
+        let config = DaemonConfiguration.defaults(home: "/home/u")
+        XCTAssertEqual(config.musicDirectory, "/home/u/Music")
+        XCTAssertEqual(config.stateFile, "/home/u/.local/state/nimbus/state")
+        XCTAssertEqual(config.databaseFile, "/home/u/.local/state/nimbus/database")
+        XCTAssertEqual(config.cacheDirectory, "/home/u/.cache/nimbus")
+        XCTAssertEqual(config.bindAddresses, ["127.0.0.1"])
+        XCTAssertEqual(config.port, 6600)
+        XCTAssertEqual(config.defaultPermissions, .all)
+    }
+
+    func testTypicalMPDConf() throws {
+        let config = try configuration(
+            """
+            music_directory "~/Music"
+            playlist_directory "/var/lib/mpd/playlists"
+            db_file "/var/lib/mpd/tag_cache"
+            state_file "/var/lib/mpd/state"
+            sticker_file "/var/lib/mpd/sticker.sql"
+            log_file "/var/log/mpd/mpd.log"
+            log_level "verbose"
+            bind_to_address "localhost"
+            bind_to_address "/run/mpd/socket"
+            port "6601"
+            connection_timeout "30"
+            max_connections "20"
+            max_command_list_size "4096"
+            max_output_buffer_size "16384"
+            auto_update "yes"
+            zeroconf_enabled "no"
+            zeroconf_name "Living room"
+            audio_output {
+                type "alsa"
+                name "DAC"
+                device "hw:1,0"
+            }
+            """)
+        XCTAssertEqual(config.musicDirectory, "/home/u/Music")
+        XCTAssertEqual(config.databaseFile, "/var/lib/mpd/tag_cache")
+        XCTAssertEqual(config.logFile, "/var/log/mpd/mpd.log")
+        XCTAssertEqual(config.logLevel, .debug)
+        XCTAssertEqual(config.bindAddresses, ["localhost", "/run/mpd/socket"])
+        XCTAssertEqual(config.port, 6601)
+        XCTAssertEqual(config.connectionTimeout, 30)
+        XCTAssertEqual(config.maxConnections, 20)
+        XCTAssertEqual(config.maxCommandListSize, 4096 * 1024)
+        XCTAssertEqual(config.maxOutputBufferSize, 16384 * 1024)
+        XCTAssertTrue(config.autoUpdate)
+        XCTAssertFalse(config.zeroconfEnabled)
+        XCTAssertEqual(config.zeroconfName, "Living room")
+        XCTAssertEqual(config.audioOutputs.first?.value("device"), "hw:1,0")
+        XCTAssertEqual(config.warnings, [])
+    }
+
+    func testAFileWithoutBindAddressListensEverywhereLikeMPD() throws {
+        XCTAssertEqual(try configuration("port \"6600\"").bindAddresses, ["any"])
+    }
+
+    func testUnknownKeysWarnWithFileAndLine() throws {
+        let config = try configuration("\nfrobnicate \"1\"\nreplaygain \"album\"\nwhatever {\n a \"b\"\n}\n")
+        XCTAssertEqual(
+            config.warnings,
+            [
+                "mpd.conf:2: unknown setting 'frobnicate'; ignored",
+                "mpd.conf:3: 'replaygain' is not supported by Nimbus; ignored",
+                "mpd.conf:4: unknown block 'whatever'; ignored",
+            ])
+    }
+
+    func testPasswordsAndPermissions() throws {
+        let config = try configuration(
+            """
+            password "secret@read"
+            password "boss@read,add,control,admin"
+            default_permissions "read"
+            """)
+        XCTAssertEqual(config.passwords.map(\.password), ["secret", "boss"])
+        XCTAssertEqual(config.passwords[0].permissions, .read)
+        XCTAssertEqual(config.passwords[1].permissions, .all)
+        XCTAssertEqual(config.defaultPermissions, .read)
+        XCTAssertEqual(config.localPermissions, .read)
+    }
+
+    func testAPasswordRemovesDefaultPermissions() throws {
+        XCTAssertEqual(try configuration("password \"x@read\"").defaultPermissions, [])
+        XCTAssertEqual(try configuration("password \"x@\"").passwords.first?.permissions, [])
+    }
+
+    func testBadValuesAreErrorsAtTheirLine() {
+        XCTAssertEqual(error("password \"abc\""), "mpd.conf:1: \"@\" not found in password string")
+        XCTAssertEqual(error("\npassword \"abc@bogus\""), "mpd.conf:2: unknown permission \"bogus\"")
+        XCTAssertEqual(error("max_connections \"abc\""), "mpd.conf:1: max_connections: Failed to parse number")
+        XCTAssertEqual(error("max_connections \"-5\""), "mpd.conf:1: max_connections: Value must be positive")
+        XCTAssertEqual(error("port \"70000\""), "mpd.conf:1: port: Value too large")
+        XCTAssertEqual(error("log_level \"loud\""), "mpd.conf:1: unknown log level \"loud\"")
+        XCTAssertEqual(error("db_file \"rel/db\""), "mpd.conf:1: db_file: not an absolute path: rel/db")
+        XCTAssertEqual(error("auto_update \"maybe\""), "mpd.conf:1: auto_update: Not a valid boolean (\"yes\" or \"no\"): maybe")
+    }
+
+    func testPermissionParsing() throws {
+        XCTAssertEqual(try Permission(parsing: "read,add"), [.read, .add])
+        XCTAssertEqual(try Permission(parsing: "control"), [.control, .player])
+        XCTAssertEqual(try Permission(parsing: ""), [])
+        XCTAssertEqual(try Permission(parsing: "read,,admin"), [.read, .admin])
+        XCTAssertThrowsError(try Permission(parsing: "read,root"))
+    }
+}

@@ -1,0 +1,91 @@
+import NimbusServer
+import TestSupport
+import XCTest
+
+/// The command table is MPD's single source of truth: sorted, unique, and every row has a
+/// behavioural check below that talks to a real server.
+final class CommandTableTests: XCTestCase {
+    typealias Check = @Sendable (TestServer, LineClient) throws -> Void
+
+    /// One check per command; the table test fails when a command lacks one.
+    static let checks: [String: Check] = [
+        "binarylimit": { _, c in XCTAssertEqual(try c.request("binarylimit 128"), ["OK"]) },
+        "channels": { _, c in
+            XCTAssertEqual(try c.request("subscribe news"), ["OK"])
+            XCTAssertEqual(try c.request("channels"), ["channel: news", "OK"])
+        },
+        "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
+        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: binarylimit") },
+        "config": { s, _ in
+            XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: /srv/music", "OK"])
+        },
+        "decoders": { _, c in
+            XCTAssertEqual(try c.request("decoders"), ["plugin: flac", "suffix: flac", "mime_type: audio/flac", "OK"])
+        },
+        "idle": { s, c in
+            try c.send("idle update\n")
+            try s.emit(.update)
+            XCTAssertEqual(try c.readResponse(), ["changed: update", "OK"])
+        },
+        "kill": { _, _ in /* covered by DaemonTests.testKillShutsDownCleanly, which needs its own process */ },
+        "notcommands": { _, c in XCTAssertEqual(try c.request("notcommands"), ["OK"]) },
+        "password": { _, c in XCTAssertEqual(try c.request("password nope"), ["ACK [3@0] {password} incorrect password"]) },
+        "ping": { _, c in XCTAssertEqual(try c.request("ping"), ["OK"]) },
+        "readmessages": { _, c in
+            XCTAssertEqual(try c.request("subscribe me"), ["OK"])
+            XCTAssertEqual(try c.request("sendmessage me hi"), ["OK"])
+            XCTAssertEqual(try c.request("readmessages"), ["channel: me", "message: hi", "OK"])
+        },
+        "sendmessage": { _, c in
+            XCTAssertEqual(
+                try c.request("sendmessage nobody hi"), ["ACK [50@0] {sendmessage} nobody is subscribed to this channel"])
+        },
+        "stats": { _, c in
+            let lines = try c.request("stats")
+            XCTAssertEqual(lines.map { $0.split(separator: ":")[0] }, ["uptime", "playtime", "artists", "albums", "songs", "db_playtime", "OK"])
+        },
+        "status": { _, c in
+            XCTAssertEqual(
+                try c.request("status"),
+                ["repeat: 0", "random: 0", "single: 0", "consume: 0", "partition: default", "playlist: 1",
+                 "playlistlength: 0", "mixrampdb: 0", "state: stop", "OK"])
+        },
+        "subscribe": { _, c in
+            XCTAssertEqual(try c.request("subscribe x"), ["OK"])
+            XCTAssertEqual(try c.request("subscribe x"), ["ACK [56@0] {subscribe} already subscribed to this channel"])
+            XCTAssertEqual(try c.request(#"subscribe "a b""#), ["ACK [2@0] {subscribe} invalid channel name"])
+        },
+        "tagtypes": { _, c in XCTAssertEqual(try c.request("tagtypes").count, 31) },
+        "unsubscribe": { _, c in
+            XCTAssertEqual(try c.request("unsubscribe x"), ["ACK [50@0] {unsubscribe} not subscribed to this channel"])
+        },
+        "urlhandlers": { _, c in XCTAssertEqual(try c.request("urlhandlers"), ["handler: http://", "handler: https://", "OK"]) },
+    ]
+
+    func testTableIsSortedAndUnique() {
+        let names = CommandTable.standard.commands.map(\.name)
+        XCTAssertEqual(names, names.sorted())
+        XCTAssertEqual(Set(names).count, names.count)
+    }
+
+    func testListsAndProtocolWordsAreNotCommands() {
+        for word in ["noidle", "command_list_begin", "command_list_ok_begin", "command_list_end"] {
+            XCTAssertNil(CommandTable.standard.lookup(word))
+        }
+    }
+
+    func testEveryCommandHasACheckAndItPasses() throws {
+        let names = CommandTable.standard.commands.map(\.name)
+        XCTAssertEqual(Set(Self.checks.keys), Set(names))
+        for name in names {
+            let server = try TestServer()
+            try Self.checks[name]?(server, try server.connect())
+        }
+    }
+
+    func testCommandsListsExactlyTheTable() throws {
+        let server = try TestServer()
+        let listed = try server.connect().request("commands").dropLast().map { String($0.dropFirst("command: ".count)) }
+        XCTAssertEqual(listed, CommandTable.standard.commands.map(\.name))
+    }
+}

@@ -1,0 +1,72 @@
+import NimbusModel
+import TestSupport
+import XCTest
+
+final class PermissionTests: XCTestCase {
+    var server: TestServer!
+
+    override func setUpWithError() throws {
+        server = try TestServer {
+            $0.passwords = ["secret": [.read], "boss": .all]
+            $0.defaultPermissions = []
+            $0.localPermissions = [.read]
+        }
+    }
+
+    override func tearDown() { server = nil }
+
+    func testWithoutPermissionOnlyTheAlwaysAllowedCommandsAreListed() throws {
+        let client = try server.connect()
+        XCTAssertEqual(
+            try client.request("commands"),
+            ["binarylimit", "close", "commands", "notcommands", "password", "ping", "tagtypes"].map { "command: \($0)" }
+                + ["OK"])
+        XCTAssertEqual(try client.request("status"), [#"ACK [4@0] {status} you don't have permission for "status""#])
+        XCTAssertEqual(try client.request("idle"), [#"ACK [4@0] {idle} you don't have permission for "idle""#])
+        XCTAssertTrue(try client.request("notcommands").contains("command: kill"))
+    }
+
+    func testPasswordGrantsItsPermissionsAndAWrongOneKeepsThem() throws {
+        let client = try server.connect()
+        XCTAssertEqual(try client.request("password secret"), ["OK"])
+        XCTAssertEqual(try client.request("status").last, "OK")
+        XCTAssertEqual(try client.request("password wrong"), ["ACK [3@0] {password} incorrect password"])
+        XCTAssertEqual(try client.request("status").last, "OK")
+        XCTAssertEqual(
+            try client.request("sendmessage chat x"), [#"ACK [4@0] {sendmessage} you don't have permission for "sendmessage""#])
+        let commands = try client.request("commands")
+        XCTAssertTrue(commands.contains("command: status"))
+        XCTAssertFalse(commands.contains("command: kill"))
+        XCTAssertTrue(try client.request("notcommands").contains("command: sendmessage"))
+    }
+
+    func testAdminSeesConfigOverTCPButMayNotRunIt() throws {
+        let client = try server.connect()
+        XCTAssertEqual(try client.request("password boss"), ["OK"])
+        XCTAssertTrue(try client.request("commands").contains("command: config"))
+        XCTAssertEqual(try client.request("notcommands"), ["OK"])
+        XCTAssertEqual(try client.request("config"), ["ACK [4@0] {config} Command only permitted to local clients"])
+    }
+
+    func testLocalSocketGetsLocalPermissionsAndConfig() throws {
+        let client = try server.connectLocal()
+        XCTAssertEqual(try client.request("status").last, "OK")
+        XCTAssertEqual(try client.request("config"), [#"ACK [4@0] {config} you don't have permission for "config""#])
+        XCTAssertEqual(try client.request("password boss"), ["OK"])
+        XCTAssertEqual(try client.request("config"), ["music_directory: /srv/music", "OK"])
+    }
+
+    func testPermissionIsCheckedBeforeArity() throws {
+        let client = try server.connect()
+        XCTAssertEqual(try client.request("status extra"), [#"ACK [4@0] {status} you don't have permission for "status""#])
+    }
+}
+
+final class DefaultPermissionTests: XCTestCase {
+    func testWithoutPasswordsEveryoneIsAdminButCannotKillByAccident() throws {
+        let server = try TestServer()
+        let client = try server.connect()
+        XCTAssertTrue(try client.request("commands").contains("command: kill"))
+        XCTAssertEqual(try client.request("notcommands"), ["OK"])
+    }
+}

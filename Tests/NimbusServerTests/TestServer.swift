@@ -1,0 +1,65 @@
+import Foundation
+import NimbusCore
+import NimbusModel
+import NimbusServer
+import NimbusSupport
+import TestSupport
+
+/// A real server on the core loop, listening on an ephemeral 127.0.0.1 port and a Unix socket
+/// in a temporary directory; stopped when the value goes away.
+final class TestServer: @unchecked Sendable {
+    // Invariant: `server` is only touched through onCore (the loop thread).
+    private let server: Server
+    let port: Int
+    let directory: TemporaryDirectory
+    var socketPath: String { directory.file("socket") }
+
+    init(_ configure: (inout ServerSettings) -> Void = { _ in }) throws {
+        let directory = TemporaryDirectory("nimbus-server")
+        var settings = ServerSettings(bindAddresses: ["127.0.0.1", directory.file("socket")], port: 0)
+        settings.musicDirectory = "/srv/music"
+        configure(&settings)
+        let frozen = settings
+        self.directory = directory
+        server = try onCore {
+            let context = ServerContext(
+                settings: frozen, logger: .silent, idle: IdleBus(reactor: CoreActor.loop.reactor))
+            context.decoders = [DecoderDescription(name: "flac", suffixes: ["flac"], mimeTypes: ["audio/flac"])]
+            context.urlSchemes = ["http://", "https://"]
+            let server = Server(context: context)
+            try server.start()
+            return server
+        }
+        let server = self.server
+        port = try onCore { server.boundTCPPort! }
+    }
+
+    deinit {
+        let server = self.server
+        _ = try? onCore { server.stop() }
+    }
+
+    func connect() throws -> LineClient {
+        let (client, greeting) = try LineClient.connected(.tcp(host: "127.0.0.1", port: port))
+        precondition(greeting == "OK MPD 0.23.5", greeting)
+        return client
+    }
+
+    func connectLocal() throws -> LineClient {
+        try LineClient.connected(.unix(path: socketPath)).0
+    }
+
+    /// Raises idle events as if the core had changed something; several in one call happen
+    /// within one loop iteration, like the changes of one command.
+    func emit(_ events: IdleEvents...) throws {
+        let server = self.server
+        try onCore { for event in events { server.context.idle.emit(event) } }
+    }
+
+    var clientCount: Int {
+        let server = self.server
+        return (try? onCore { server.clientCount }) ?? -1
+    }
+
+    var commandNames: [String] { CommandTable.standard.commands.map(\.name) }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+
+/// A daemon under test running as a real child process: nimbusd from this build, or Debian's
+/// mpd as the reference. Ready once it greets on its TCP port.
+public final class ServerProcess {
+    public let process = Process()
+    public let port: Int
+    public let directory: TemporaryDirectory
+    public let configPath: String
+    private let outputPath: String
+
+    public enum Kind {
+        case nimbus
+        case mpd
+
+        var executable: String {
+            switch self {
+            case .nimbus: return ServerProcess.buildDirectory + "/nimbusd"
+            case .mpd: return "/usr/bin/mpd"
+            }
+        }
+    }
+
+    /// The directory holding the test bundle and the products built with it.
+    public static var buildDirectory: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe)
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("nimbusd").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }
+
+    public static var mpdAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd") }
+
+    /// Starts `kind` with `body` appended to a config that points every file into a fresh
+    /// directory and listens on 127.0.0.1 (and `socket` inside the directory).
+    public init(_ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true) throws {
+        directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
+        port = freePort()
+        let music = directory.path + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory.path + "/playlists", withIntermediateDirectories: true)
+        let config = """
+            music_directory "\(music)"
+            playlist_directory "\(directory.path)/playlists"
+            db_file "\(directory.path)/database"
+            state_file "\(directory.path)/state"
+            sticker_file "\(directory.path)/sticker.sql"
+            log_file "\(directory.path)/log"
+            bind_to_address "127.0.0.1"
+            bind_to_address "\(directory.path)/socket"
+            port "\(port)"
+            zeroconf_enabled "no"
+            audio_output {
+                type "null"
+                name "null"
+            }
+            \(body)
+
+            """
+        configPath = directory.write("daemon.conf", config)
+        outputPath = directory.file("stderr")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: kind.executable)
+        process.arguments = ["--no-daemon"] + extraArguments + [configPath]
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: outputPath)
+        try process.run()
+        if waitForReady {
+            guard waitUntil({ (try? LineClient.connected(.tcp(host: "127.0.0.1", port: port))) != nil || !process.isRunning })
+            else { throw LineClient.Failure(description: "\(kind) did not start: \(output)") }
+            guard process.isRunning else { throw LineClient.Failure(description: "\(kind) exited: \(output)") }
+        }
+    }
+
+    deinit { stop() }
+
+    public var endpoint: LineClient.Endpoint { .tcp(host: "127.0.0.1", port: port) }
+    public var socketPath: String { directory.path + "/socket" }
+
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: directory.file("log"), encoding: .utf8)) ?? "" }
+
+    /// The 1-based line of the generated config that contains `text`.
+    public func configLine(_ text: String) -> Int {
+        let lines = ((try? String(contentsOfFile: configPath, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+        return (lines.firstIndex { $0.contains(text) } ?? -1) + 1
+    }
+
+    public func connect() throws -> LineClient {
+        try LineClient.connected(endpoint).0
+    }
+
+    /// Sends SIGTERM and waits for exit; returns the exit status.
+    @discardableResult
+    public func stop(signal number: Int32 = SIGTERM) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, number)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    public func waitForExit(timeout: Double = 10) -> Int32? {
+        guard waitUntil(timeout: timeout, { !process.isRunning }) else { return nil }
+        return process.terminationStatus
+    }
+}

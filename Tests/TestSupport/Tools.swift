@@ -1,0 +1,45 @@
+import Foundation
+
+/// Runs a command-line tool to completion and returns its standard output.
+@discardableResult
+public func runTool(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/" + executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    let inputPipe = Pipe()
+    if input != nil { process.standardInput = inputPipe }
+    try process.run()
+    if let input {
+        inputPipe.fileHandleForWriting.write(input)
+        try inputPipe.fileHandleForWriting.close()
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ToolFailure(
+            description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
+                + String(decoding: errorData, as: UTF8.self))
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+public struct ToolFailure: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Interleaved signed 16-bit stereo sine samples, the shape every fixture starts from.
+public func sineS16(frames: Int, rate: Double = 44100, frequency: Double = 440, amplitude: Double = 0.5) -> [Int16] {
+    var samples: [Int16] = []
+    samples.reserveCapacity(frames * 2)
+    for frame in 0..<frames {
+        let value = Int16(amplitude * 32767 * sin(2 * Double.pi * frequency * Double(frame) / rate))
+        samples.append(value)
+        samples.append(value)
+    }
+    return samples
+}
