@@ -47,6 +47,9 @@ let package = Package(
             dependencies: ["NimbusServer", "NimbusCore", "NimbusConfig", "NimbusSupport"],
             swiftSettings: strict),
 
+        // `make bench`: nimbusd and Debian's MPD side by side, ratios ours/MPD.
+        .executableTarget(name: "nimbus-bench", dependencies: ["TestSupport"], swiftSettings: strict),
+
         .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),

@@ -9,9 +9,12 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable, Comparable {
     public static func < (lhs: TagType, rhs: TagType) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The canonical spelling on the wire.
-    public var wireName: String { Self.wireNames[rawValue] }
+    public var wireName: String { String(describing: Self.wireNames[rawValue]) }
 
-    private static let wireNames = [
+    /// The spelling as a literal, for writing responses without copying.
+    public var staticWireName: StaticString { Self.wireNames[rawValue] }
+
+    private static let wireNames: [StaticString] = [
         "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
         "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
         "Movement", "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label",

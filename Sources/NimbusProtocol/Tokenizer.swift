@@ -40,8 +40,8 @@ public enum Tokenizer {
 
     /// Removes trailing bytes ≤ 0x20 (so `ping\r` is `ping`) and anything after a NUL byte,
     /// which ends the line for MPD's C string handling.
-    public static func trimmedLine<C: Collection>(_ bytes: C) -> ArraySlice<UInt8> where C.Element == UInt8 {
-        var line = ArraySlice(bytes)
+    public static func trimmedLine(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var line = bytes
         if let nul = line.firstIndex(of: 0) { line = line[..<nul] }
         while let last = line.last, last <= 0x20 { line = line.dropLast() }
         return line

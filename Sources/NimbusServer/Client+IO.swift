@@ -46,7 +46,9 @@ extension Client {
             inputCount += received
             lastActivity = MonotonicClock.now()
             processInput()
-            if writeBlocked { return }
+            // A short read drained the socket: epoll will say when more arrives, which saves
+            // a recv that would only return EAGAIN on every request.
+            if writeBlocked || received < free { return }
         }
     }
 
@@ -107,9 +109,9 @@ extension Client {
     /// One timer per client that re-arms itself instead of being rescheduled on every command,
     /// so busy clients cost no timer churn. Idle clients are exempt, as in MPD.
     private func armTimeout(after seconds: Int) {
-        timeoutTimer = server.reactor.schedule(after: .seconds(seconds)) { [weak self] in
-            self?.timeoutFired()
-        }
+        // Strong captures: a weak reference would give every Client a refcount side table and
+        // make each retain on the command path slow; closeNow cancels the timer instead.
+        timeoutTimer = server.reactor.schedule(after: .seconds(seconds)) { self.timeoutFired() }
     }
 
     private func timeoutFired() {
@@ -118,9 +120,7 @@ extension Client {
         let silent = MonotonicClock.now() - lastActivity
         if idleWaiting || silent < limit {
             let remaining = idleWaiting ? limit : limit - silent
-            timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { [weak self] in
-                self?.timeoutFired()
-            }
+            timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
             return
         }
         context.logger.info("[\(number)] timeout")

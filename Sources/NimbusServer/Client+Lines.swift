@@ -60,16 +60,16 @@ extension Client {
             context.logger.warning("[\(number)] command during idle")
             return .close
         }
-        if var list = commandList {
+        if commandList != nil {
             if line.elementsEqual("command_list_end".utf8) {
+                let list = commandList!
                 commandList = nil
                 return runList(list)
             }
-            guard list.add(Array(line)[...], limit: context.settings.maxCommandListSize) else {
+            guard commandList!.add(line, limit: context.settings.maxCommandListSize) else {
                 context.logger.error("[\(number)] command list size is larger than the max")
                 return .close
             }
-            commandList = list
             return .ok
         }
         if line.elementsEqual("command_list_begin".utf8) {
@@ -86,8 +86,8 @@ extension Client {
     }
 
     private func runList(_ list: CommandListBuilder) -> Outcome {
-        for (index, line) in list.lines.enumerated() {
-            let outcome = execute(line, index: index)
+        for index in list.lines.indices {
+            let outcome = execute(list.text[list.lines[index]], index: index)
             guard outcome == .ok else { return outcome }
             if list.okMode { output.listOK() }
         }
@@ -123,11 +123,13 @@ extension Client {
                 throw ProtocolError(.permission, "you don't have permission for \"\(command.name)\"")
             }
             try command.checkArity(request.arguments.count)
-            let result = try command.handler(CommandCall(arguments: request.arguments, client: self, context: context))
+            let result = try invoke(command, arguments: request.arguments)
             if outputOverflows { return .close }
             switch result {
             case .ok: return .ok
-            case .idle: return .idle
+            case .idle:
+                answerIdleIfPending()
+                return .idle
             case .close: return .finish
             case .kill: return .kill
             }
@@ -135,6 +137,15 @@ extension Client {
             output.ack(ErrorMapping.protocolError(for: error), index: index, command: command.name)
             return outputOverflows ? .close : .error
         }
+    }
+
+    /// Hands the pending output to the handler as its response buffer, so writing a field costs
+    /// an append to a local value rather than an access to this object.
+    private func invoke(_ command: Command, arguments: [String]) throws -> CommandResult {
+        var response = ResponseWriter()
+        swap(&response, &output)
+        defer { output = response }
+        return try command.handler(CommandCall(arguments: arguments, client: self, context: context), &response)
     }
 
     /// MPD closes a connection whose pending output would exceed its buffer.

@@ -23,7 +23,7 @@ public final class Client: IdleListener {
 
     let fd: Int32
     unowned let server: Server
-    var context: ServerContext { server.context }
+    let context: ServerContext
 
     var input = [UInt8](repeating: 0, count: Client.inputCapacity)
     var inputCount = 0
@@ -46,6 +46,7 @@ public final class Client: IdleListener {
         self.fd = fd
         self.isLocal = isLocal
         self.server = server
+        self.context = server.context
         let settings = server.context.settings
         self.permission = isLocal ? settings.localPermissions : settings.defaultPermissions
         self.tagMask = settings.enabledTags
@@ -64,8 +65,7 @@ public final class Client: IdleListener {
         idleFlags.formUnion(events)
         guard idleWaiting, !idleFlags.isDisjoint(with: idleSubscriptions), !notifyScheduled else { return }
         notifyScheduled = true
-        server.reactor.atEndOfIteration { [weak self] in
-            guard let self else { return }
+        server.reactor.atEndOfIteration {
             self.notifyScheduled = false
             guard self.idleWaiting, !self.idleFlags.isDisjoint(with: self.idleSubscriptions) else { return }
             self.answerIdle()
@@ -73,11 +73,14 @@ public final class Client: IdleListener {
         }
     }
 
-    /// Enters idle; answers at once if a subscribed event is already pending.
+    /// Enters idle; the session answers at once after the command if an event is already pending.
     func enterIdle(_ subscriptions: IdleEvents) {
         idleWaiting = true
         idleSubscriptions = subscriptions
-        if !idleFlags.isDisjoint(with: subscriptions) { answerIdle() }
+    }
+
+    func answerIdleIfPending() {
+        if idleWaiting && !idleFlags.isDisjoint(with: idleSubscriptions) { answerIdle() }
     }
 
     /// Writes the `changed:` lines. Only subscribed flags are consumed (MPD 0.24's fix: 0.23 lost
@@ -98,19 +101,21 @@ public final class Client: IdleListener {
     }
 }
 
-/// Accumulates a `command_list_begin … command_list_end` block, bounded like MPD's.
+/// Accumulates a `command_list_begin … command_list_end` block, bounded like MPD's. Lines
+/// are kept in one byte buffer so a long list costs appends, not one array per line.
 struct CommandListBuilder {
     let okMode: Bool
-    private(set) var lines: [ArraySlice<UInt8>] = []
-    private var size = 0
+    private(set) var text: [UInt8] = []
+    private(set) var lines: [Range<Int>] = []
 
     init(okMode: Bool) { self.okMode = okMode }
 
     /// False once the accumulated text (each line plus one byte) exceeds `limit`.
     mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {
-        size += line.count + 1
-        guard size <= limit else { return false }
-        lines.append(line)
+        guard text.count + lines.count + line.count + 1 <= limit else { return false }
+        let start = text.count
+        text.append(contentsOf: line)
+        lines.append(start..<text.count)
         return true
     }
 }

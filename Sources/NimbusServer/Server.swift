@@ -103,7 +103,8 @@ public final class Server {
         nextClientNumber += 1
         let client = Client(number: nextClientNumber, fd: fd, isLocal: isLocal, server: self)
         do {
-            try reactor.watch(fd: fd, interest: .read) { [weak client] events in client?.handleEvents(events) }
+            // Unwatched when the client closes, which releases this strong capture.
+            try reactor.watch(fd: fd, interest: .read) { events in client.handleEvents(events) }
         } catch {
             context.logger.error(error.description)
             close(fd)

@@ -80,13 +80,15 @@ public final class EventLoop: SerialExecutor, Sendable {
         let capacity: Int32 = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
+        var ready: [(key: UInt64, events: UInt32)] = []
+        ready.reserveCapacity(Int(capacity))
         while true {
+            ready.removeAll(keepingCapacity: true)
             let timeout = hasJobs ? 0 : CoreActor.assumeIsolated { reactor.timeoutMillis() }
             let count = epoll_wait(epollFD, events, capacity, timeout)
             if count < 0 && errno != EINTR {
                 fatalError("epoll_wait: \(String(cString: strerror(errno)))")
             }
-            var ready: [(key: UInt64, events: UInt32)] = []
             for index in 0..<max(0, Int(count)) {
                 if events[index].data.u64 == UInt64.max {
                     drainWake()

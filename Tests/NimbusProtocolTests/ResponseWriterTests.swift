@@ -17,7 +17,7 @@ final class ResponseWriterTests: XCTestCase {
         var writer = ResponseWriter()
         writer.binary([0, 10, 255])
         writer.ok()
-        XCTAssertEqual(writer.bytes, Array("binary: 3\n".utf8) + [0, 10, 255, 10] + Array("OK\n".utf8))
+        XCTAssertEqual(Array(writer.bytes), Array("binary: 3\n".utf8) + [0, 10, 255, 10] + Array("OK\n".utf8))
     }
 
     func testSecondsHaveThreeDecimals() {

@@ -3,7 +3,7 @@ import XCTest
 
 final class TokenizerTests: XCTestCase {
     private func tokenize(_ text: String) throws(Tokenizer.Failure) -> Tokenizer.Request {
-        try Tokenizer.tokenize(Tokenizer.trimmedLine(Array(text.utf8)))
+        try Tokenizer.tokenize(Tokenizer.trimmedLine(Array(text.utf8)[...]))
     }
 
     private func failure(_ text: String) -> Tokenizer.Failure? {

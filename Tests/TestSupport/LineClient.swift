@@ -14,6 +14,9 @@ public final class LineClient {
 
     public let fd: Int32
     private var buffer: [UInt8] = []
+    /// Bytes before this index were already returned; compacted lazily so reading many lines
+    /// stays linear.
+    private var consumed = 0
     public private(set) var isClosedByPeer = false
 
     public init(_ endpoint: Endpoint, timeout: Double = 5) throws {

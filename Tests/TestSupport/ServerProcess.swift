@@ -36,7 +36,10 @@ public final class ServerProcess {
 
     /// Starts `kind` with `body` appended to a config that points every file into a fresh
     /// directory and listens on 127.0.0.1 (and `socket` inside the directory).
-    public init(_ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true) throws {
+    /// `cpu` pins the daemon to one core (through taskset) so benchmarks compare like with like.
+    public init(
+        _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil
+    ) throws {
         directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
         port = freePort()
         let music = directory.path + "/music"
@@ -63,8 +66,14 @@ public final class ServerProcess {
         configPath = directory.write("daemon.conf", config)
         outputPath = directory.file("stderr")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: kind.executable)
-        process.arguments = ["--no-daemon"] + extraArguments + [configPath]
+        let arguments = ["--no-daemon"] + extraArguments + [configPath]
+        if let cpu {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", String(cpu), kind.executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: kind.executable)
+            process.arguments = arguments
+        }
         process.standardOutput = FileHandle(forWritingAtPath: outputPath)
         process.standardError = FileHandle(forWritingAtPath: outputPath)
         try process.run()

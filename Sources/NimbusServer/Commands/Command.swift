@@ -21,19 +21,12 @@ public struct CommandCall {
     public let context: ServerContext
 
     public subscript(index: Int) -> String { arguments[index] }
-
-    /// Appends to the client's pending response.
-    public func write(_ body: (inout ResponseWriter) -> Void) {
-        body(&client.output)
-    }
-
-    public func field(_ key: String, _ value: String) { client.output.field(key, value) }
-    public func field<I: BinaryInteger>(_ key: String, _ value: I) { client.output.field(key, value) }
 }
 
 /// One row of the command table: MPD's `{name, permission, min, max, handler}`.
 public struct Command: Sendable {
-    public typealias Handler = @CoreActor @Sendable (CommandCall) throws -> CommandResult
+    /// Writes its answer into the response (the client's pending output, handed over for the call).
+    public typealias Handler = @CoreActor @Sendable (CommandCall, inout ResponseWriter) throws -> CommandResult
     public typealias Availability = @CoreActor @Sendable (ServerContext) -> Bool
 
     public let name: String

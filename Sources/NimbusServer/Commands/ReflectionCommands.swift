@@ -13,41 +13,41 @@ enum ReflectionCommands {
     ]
 
     /// Permitted and available commands; `config` is listed for admins even over TCP, as in MPD.
-    static func commands(_ call: CommandCall) throws -> CommandResult {
+    static func commands(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         for command in call.client.server.table.commands
         where command.permits(call.client.permission) && command.isAvailable?(call.context) ?? true {
-            call.field("command", command.name)
+            out.field("command", command.name)
         }
         return .ok
     }
 
     /// Commands the permission set forbids (availability plays no part here in MPD).
-    static func notCommands(_ call: CommandCall) throws -> CommandResult {
+    static func notCommands(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         for command in call.client.server.table.commands where !command.permits(call.client.permission) {
-            call.field("command", command.name)
+            out.field("command", command.name)
         }
         return .ok
     }
 
-    static func urlHandlers(_ call: CommandCall) throws -> CommandResult {
-        for scheme in call.context.urlSchemes { call.field("handler", scheme) }
+    static func urlHandlers(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for scheme in call.context.urlSchemes { out.field("handler", scheme) }
         return .ok
     }
 
-    static func decoders(_ call: CommandCall) throws -> CommandResult {
+    static func decoders(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         for plugin in call.context.decoders {
-            call.field("plugin", plugin.name)
-            for suffix in plugin.suffixes { call.field("suffix", suffix) }
-            for mime in plugin.mimeTypes { call.field("mime_type", mime) }
+            out.field("plugin", plugin.name)
+            for suffix in plugin.suffixes { out.field("suffix", suffix) }
+            for mime in plugin.mimeTypes { out.field("mime_type", mime) }
         }
         return .ok
     }
 
-    static func config(_ call: CommandCall) throws -> CommandResult {
+    static func config(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         guard call.client.isLocal else {
             throw ProtocolError(.permission, "Command only permitted to local clients")
         }
-        if let music = call.context.settings.musicDirectory { call.field("music_directory", music) }
+        if let music = call.context.settings.musicDirectory { out.field("music_directory", music) }
         return .ok
     }
 }

@@ -10,26 +10,26 @@ enum StatusCommands {
         Command("stats", .read, arguments: 0...0, handler: stats),
     ]
 
-    static func status(_ call: CommandCall) throws -> CommandResult {
-        call.field("repeat", 0)
-        call.field("random", 0)
-        call.field("single", 0)
-        call.field("consume", 0)
-        call.field("partition", "default")
-        call.field("playlist", 1)
-        call.field("playlistlength", 0)
-        call.field("mixrampdb", NumberFormat.minimal(0))
-        call.field("state", "stop")
+    static func status(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        out.field("repeat", 0)
+        out.field("random", 0)
+        out.field("single", 0)
+        out.field("consume", 0)
+        out.field("partition", literal: "default")
+        out.field("playlist", 1)
+        out.field("playlistlength", 0)
+        out.field("mixrampdb", NumberFormat.minimal(0))
+        out.field("state", literal: "stop")
         return .ok
     }
 
-    static func stats(_ call: CommandCall) throws -> CommandResult {
-        call.field("uptime", call.context.uptimeSeconds)
-        call.field("playtime", 0)
-        call.field("artists", 0)
-        call.field("albums", 0)
-        call.field("songs", 0)
-        call.field("db_playtime", 0)
+    static func stats(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        out.field("uptime", call.context.uptimeSeconds)
+        out.field("playtime", 0)
+        out.field("artists", 0)
+        out.field("albums", 0)
+        out.field("songs", 0)
+        out.field("db_playtime", 0)
         return .ok
     }
 }

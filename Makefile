@@ -1,0 +1,36 @@
+# Nimbus — two commands on a fresh Debian 12 machine: `make run` and `make test`.
+SWIFT ?= swift
+CONFIG ?=
+export PATH := $(PATH):/opt/swift/usr/bin
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+BENCH_CPU := $(if $(filter 1,$(NPROC)),,taskset -c 0)
+
+.PHONY: all deps build release run test bench clean
+
+all: build
+
+deps:
+	@./scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product nimbusd
+
+# Foreground daemon; CONFIG=path/to/mpd.conf to use a config file, else the safe defaults.
+run: release
+	./.build/release/nimbusd --no-daemon $(CONFIG)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+# nimbusd and Debian's MPD side by side; prints ratios ours/MPD. Never fails on a number.
+bench: deps
+	$(SWIFT) build -c release --product nimbusd
+	$(SWIFT) build -c release --product nimbus-bench
+	$(BENCH_CPU) ./.build/release/nimbus-bench $(BENCH_ARGS)
+
+clean:
+	$(SWIFT) package clean
