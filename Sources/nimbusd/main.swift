@@ -5,6 +5,16 @@ import NimbusConfig
 import NimbusSupport
 
 signal(SIGPIPE, SIG_IGN)
+raiseDescriptorLimit()
+
+/// Each client is a descriptor; lift the soft limit to the hard one so a busy server is not
+/// stopped at 1024 connections by default settings.
+func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("nimbusd: \(message)\n".utf8))
