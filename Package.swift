@@ -32,6 +32,14 @@ let package = Package(
         .target(name: "NimbusModel", dependencies: ["NimbusSupport"], swiftSettings: strict),
         // MPD wire format: tokenizer, argument parsing, ACK codes, response writer.
         .target(name: "NimbusProtocol", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        // Byte sources: InputStream, local files; later libcurl transfers and the range cache.
+        .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
+        // Where music lives: the local directory, later cloud accounts.
+        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusModel"], swiftSettings: strict),
+        // Audio formats: tag scanning now, decoding with the player (libmpg123, libvorbisfile, libFLAC, WAV).
+        .target(
+            name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "CMpg123", "CVorbis", "CFLAC"],
+            swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Server-wide state that is not protocol: idle bus, client-to-client channels.
@@ -58,6 +66,9 @@ let package = Package(
         .testTarget(
             name: "NimbusServerTests",
             dependencies: ["NimbusServer", "NimbusCore", "NimbusProtocol", "NimbusSupport", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "BindingsTests",

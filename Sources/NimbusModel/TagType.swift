@@ -1,5 +1,5 @@
 /// Every tag MPD 0.23 knows, in MPD's order (which is the order `tagtypes` prints).
-public enum TagType: Int, CaseIterable, Sendable, Hashable, Comparable {
+public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
     case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name
     case genre, date, originalDate, composer, composerSort, performer, conductor, work
     case movement, movementNumber, ensemble, location, grouping, comment, disc, label
@@ -9,10 +9,10 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable, Comparable {
     public static func < (lhs: TagType, rhs: TagType) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The canonical spelling on the wire.
-    public var wireName: String { String(describing: Self.wireNames[rawValue]) }
+    public var wireName: String { String(describing: Self.wireNames[Int(rawValue)]) }
 
     /// The spelling as a literal, for writing responses without copying.
-    public var staticWireName: StaticString { Self.wireNames[rawValue] }
+    public var staticWireName: StaticString { Self.wireNames[Int(rawValue)] }
 
     private static let wireNames: [StaticString] = [
         "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
@@ -31,15 +31,15 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable, Comparable {
         self = tag
     }
 
-    /// The fallback MPD applies when a song lacks this tag (AlbumArtist → Artist, *Sort → base).
-    public var fallback: TagType? {
+    /// Tags MPD consults, in order, when a song lacks this one (src/tag/Fallback.hxx):
+    /// AlbumArtistSort → AlbumArtist → ArtistSort → Artist; AlbumArtist, ArtistSort → Artist;
+    /// AlbumSort → Album.
+    public var fallbacks: [TagType] {
         switch self {
-        case .albumArtist: return .artist
-        case .artistSort: return .artist
-        case .albumArtistSort: return .albumArtist
-        case .albumSort: return .album
-        case .composerSort: return .composer
-        default: return nil
+        case .albumArtistSort: return [.albumArtist, .artistSort, .artist]
+        case .albumArtist, .artistSort: return [.artist]
+        case .albumSort: return [.album]
+        default: return []
         }
     }
 }

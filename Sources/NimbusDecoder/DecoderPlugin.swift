@@ -1,0 +1,75 @@
+import NimbusInput
+import NimbusModel
+
+/// A picture embedded in a song (FLAC PICTURE, ID3 APIC, Vorbis METADATA_BLOCK_PICTURE).
+public struct Picture: Sendable, Equatable {
+    public let mimeType: String?
+    public let data: [UInt8]
+
+    public init(mimeType: String?, data: [UInt8]) {
+        self.mimeType = mimeType
+        self.data = data
+    }
+}
+
+/// What a scan should collect beyond format and tags.
+public struct ScanOptions: Sendable {
+    /// Raw `key: value` pairs for `readcomments`.
+    public var comments = false
+    /// The first embedded picture, for `readpicture`.
+    public var picture = false
+
+    public init(comments: Bool = false, picture: Bool = false) {
+        self.comments = comments
+        self.picture = picture
+    }
+}
+
+/// The result of reading a file's metadata.
+public struct ScanResult: Sendable {
+    public var format: AudioFormat?
+    public var tag = Tag()
+    public var comments: [(key: String, value: String)] = []
+    public var picture: Picture?
+
+    public init() {}
+}
+
+public struct DecoderError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One audio format: which files it claims and how it reads their metadata. Playback
+/// decoding joins this interface with the player.
+public protocol DecoderPlugin: Sendable {
+    var name: String { get }
+    var suffixes: [String] { get }
+    var mimeTypes: [String] { get }
+    func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult
+}
+
+/// The plugins in priority order, handed in by the daemon (never discovered by reflection).
+public struct DecoderRegistry: Sendable {
+    public let plugins: [any DecoderPlugin]
+
+    public init(_ plugins: [any DecoderPlugin]) {
+        self.plugins = plugins
+    }
+
+    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC and the native WAV reader.
+    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), WAVPlugin()])
+
+    public func plugin(forSuffix suffix: String) -> (any DecoderPlugin)? {
+        let lowered = suffix.lowercased()
+        return plugins.first { $0.suffixes.contains(lowered) }
+    }
+
+    public func plugin(forPath path: String) -> (any DecoderPlugin)? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return plugin(forSuffix: String(path[path.index(after: dot)...]))
+    }
+
+    public func supports(_ path: String) -> Bool { plugin(forPath: path) != nil }
+}

@@ -1,0 +1,86 @@
+import CFLAC
+import NimbusInput
+import NimbusModel
+
+/// FLAC through libFLAC: STREAMINFO for format and exact length, VORBIS_COMMENT for tags,
+/// PICTURE for readpicture.
+public struct FLACPlugin: DecoderPlugin {
+    public let name = "flac"
+    public let suffixes = ["flac"]
+    public let mimeTypes = ["application/flac", "application/x-flac", "audio/flac", "audio/x-flac"]
+
+    public init() {}
+
+    public func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult {
+        guard let chain = FLAC__metadata_chain_new() else { throw DecoderError("out of memory") }
+        defer { FLAC__metadata_chain_delete(chain) }
+        let context = StreamContext(stream)
+        try? stream.seek(to: 0)
+        let callbacks = FLAC__IOCallbacks(
+            read: { buffer, size, count, handle in
+                let got = StreamContext.from(handle).read(buffer, size * count)
+                return got < 0 ? 0 : got / max(size, 1)
+            },
+            write: nil,
+            seek: { handle, offset, whence in StreamContext.from(handle).seek(offset, whence) < 0 ? -1 : 0 },
+            tell: { handle in StreamContext.from(handle).stream.position },
+            eof: { handle in StreamContext.from(handle).atEnd ? 1 : 0 },
+            close: nil)
+        guard FLAC__metadata_chain_read_with_callbacks(chain, context.pointer, callbacks) != 0 else {
+            if let failure = context.failure { throw DecoderError(failure.message) }
+            let status = FLAC__metadata_chain_status(chain)
+            throw DecoderError("not a valid FLAC file (metadata chain status \(status.rawValue))")
+        }
+        return collect(chain, options: options)
+    }
+
+    private func collect(_ chain: OpaquePointer, options: ScanOptions) -> ScanResult {
+        var result = ScanResult()
+        var collector = TagCollector()
+        guard let iterator = FLAC__metadata_iterator_new() else { return result }
+        defer { FLAC__metadata_iterator_delete(iterator) }
+        FLAC__metadata_iterator_init(iterator, chain)
+        repeat {
+            guard let block = FLAC__metadata_iterator_get_block(iterator) else { continue }
+            switch block.pointee.type {
+            case FLAC__METADATA_TYPE_STREAMINFO:
+                let info = block.pointee.data.stream_info
+                result.format = FLACFormat.audioFormat(rate: info.sample_rate, bits: info.bits_per_sample, channels: info.channels)
+                if info.total_samples > 0 && info.sample_rate > 0 {
+                    collector.setDuration(Int(info.total_samples * 1000 / UInt64(info.sample_rate)))
+                }
+            case FLAC__METADATA_TYPE_VORBIS_COMMENT:
+                let comments = block.pointee.data.vorbis_comment
+                for index in 0..<Int(comments.num_comments) {
+                    let entry = comments.comments[index]
+                    let text = String(decoding: UnsafeBufferPointer(start: entry.entry, count: Int(entry.length)), as: UTF8.self)
+                    VorbisComments.add(text, to: &collector, result: &result, options: options)
+                }
+            case FLAC__METADATA_TYPE_PICTURE where options.picture && result.picture == nil:
+                let picture = block.pointee.data.picture
+                let mime = picture.mime_type.map { String(cString: $0) }
+                result.picture = Picture(
+                    mimeType: mime?.isEmpty == false ? mime : nil,
+                    data: Array(UnsafeBufferPointer(start: picture.data, count: Int(picture.data_length))))
+            default:
+                break
+            }
+        } while FLAC__metadata_iterator_next(iterator) != 0
+        result.tag = collector.tag
+        return result
+    }
+}
+
+enum FLACFormat {
+    static func audioFormat(rate: UInt32, bits: UInt32, channels: UInt32) -> AudioFormat? {
+        let sample: SampleFormat
+        switch bits {
+        case 1...8: sample = .s8
+        case 9...16: sample = .s16
+        case 17...24: sample = .s24
+        default: sample = .s32
+        }
+        guard rate > 0, channels > 0 else { return nil }
+        return AudioFormat(sampleRate: rate, sample: sample, channels: UInt8(channels))
+    }
+}

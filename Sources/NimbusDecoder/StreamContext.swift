@@ -1,0 +1,54 @@
+import Glibc
+import NimbusInput
+
+/// Bridges an InputStream to C libraries' read/seek/tell callbacks. The libraries hold an
+/// unretained pointer to this box for the duration of one call sequence, and any error is
+/// stored here and rethrown after the C call returns.
+final class StreamContext {
+    let stream: any InputStream
+    var failure: InputError?
+
+    init(_ stream: any InputStream) { self.stream = stream }
+
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ pointer: UnsafeMutableRawPointer?) -> StreamContext {
+        Unmanaged<StreamContext>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    func read(_ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        guard let buffer, count > 0 else { return 0 }
+        do {
+            return try stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+        } catch {
+            failure = error
+            return -1
+        }
+    }
+
+    /// lseek semantics: the new offset, or -1.
+    func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+        let target: Int64
+        switch whence {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = stream.position + offset
+        case SEEK_END:
+            guard let size = stream.size else { return -1 }
+            target = size + offset
+        default: return -1
+        }
+        guard target >= 0 else { return -1 }
+        do {
+            try stream.seek(to: target)
+            return target
+        } catch {
+            failure = error
+            return -1
+        }
+    }
+
+    var atEnd: Bool {
+        guard let size = stream.size else { return false }
+        return stream.position >= size
+    }
+}

@@ -1,0 +1,65 @@
+/// A blocking, seekable byte source: a local file, or a cloud file behind the range cache.
+/// Decoders and tag readers see only this, so the same code indexes and plays both.
+///
+/// An instance belongs to one thread at a time (a decoder or an update worker); reads may
+/// block, which is why none of this runs on the core loop or the cooperative pool.
+public protocol InputStream: AnyObject {
+    var uri: String { get }
+    /// Total length, when known.
+    var size: Int64? { get }
+    var position: Int64 { get }
+    var isSeekable: Bool { get }
+    var mimeType: String? { get }
+
+    /// Reads up to `buffer.count` bytes at the current position; 0 means end of stream.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
+    func seek(to offset: Int64) throws(InputError)
+}
+
+/// Why a stream could not deliver: the message is what the log and `error:` show.
+public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension InputStream {
+    /// Reads until `count` bytes or end of stream.
+    public func read(count: Int) throws(InputError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        var failure: InputError?
+        bytes.withUnsafeMutableBytes { raw in
+            while filled < count {
+                do throws(InputError) {
+                    let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                    if got == 0 { return }
+                    filled += got
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        bytes.removeLast(count - filled)
+        return bytes
+    }
+
+    /// `count` bytes at `offset` (fewer at end of stream); leaves the position after them.
+    public func read(at offset: Int64, count: Int) throws(InputError) -> [UInt8] {
+        try seek(to: offset)
+        return try read(count: count)
+    }
+
+    /// Everything from the current position to the end (tag blocks, pictures).
+    public func readToEnd(limit: Int = 64 << 20) throws(InputError) -> [UInt8] {
+        var result: [UInt8] = []
+        while result.count < limit {
+            let chunk = try read(count: min(65536, limit - result.count))
+            if chunk.isEmpty { break }
+            result += chunk
+        }
+        return result
+    }
+}

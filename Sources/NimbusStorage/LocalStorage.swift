@@ -1,0 +1,103 @@
+import Glibc
+import NimbusInput
+
+/// The local music directory.
+///
+/// Symbolic links are followed inside the root; a link whose target lies outside it is
+/// skipped unless `followOutsideSymlinks` is set (MPD follows them by default; we refuse,
+/// so a client can never read outside the music directory through the library).
+public struct LocalStorage: Storage {
+    public let root: String
+    public let followOutsideSymlinks: Bool
+    private let canonicalRoot: String
+
+    public init(root: String, followOutsideSymlinks: Bool = false) {
+        let trimmed = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.root = trimmed
+        self.followOutsideSymlinks = followOutsideSymlinks
+        self.canonicalRoot = Self.realPath(trimmed) ?? trimmed
+    }
+
+    public func localPath(_ path: String) -> String? {
+        path.isEmpty ? root : root + "/" + path
+    }
+
+    public func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry] {
+        guard StoragePath.isSafe(directory) else { throw StorageError(.outsideRoot, "Bad path: \(directory)") }
+        let path = localPath(directory)!
+        guard let handle = opendir(path) else {
+            throw StorageError(errno == ENOENT ? .notFound : .io, "Failed to open directory \"\(path)\": \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(handle) }
+        var entries: [StorageEntry] = []
+        while let entry = readdir(handle) {
+            let rawName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if rawName == [0x2E] || rawName == [0x2E, 0x2E] { continue }
+            guard let name = String(validating: rawName, as: UTF8.self), !name.contains("\n") else {
+                skipped("Skipping \"\(String(decoding: rawName, as: UTF8.self))\" in \"\(directory)\": name is not valid UTF-8")
+                continue
+            }
+            let relative = StoragePath.join(directory, name)
+            do {
+                entries.append(try stat(relative, name: name))
+            } catch {
+                skipped("Skipping \"\(relative)\": \(error.message)")
+            }
+        }
+        return entries
+    }
+
+    public func stat(_ path: String) throws(StorageError) -> StorageEntry {
+        guard StoragePath.isSafe(path) else { throw StorageError(.outsideRoot, "Bad path: \(path)") }
+        return try stat(path, name: StoragePath.name(path))
+    }
+
+    private func stat(_ relative: String, name: String) throws(StorageError) -> StorageEntry {
+        let path = localPath(relative)!
+        var link = Glibc.stat()
+        guard lstat(path, &link) == 0 else {
+            throw StorageError(errno == ENOENT ? .notFound : .io, String(cString: strerror(errno)))
+        }
+        var info = link
+        if (link.st_mode & S_IFMT) == S_IFLNK {
+            guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { throw StorageError(.notFound, "dangling symbolic link") }
+            if !followOutsideSymlinks {
+                guard let target = Self.realPath(path),
+                    target == canonicalRoot || target.hasPrefix(canonicalRoot + "/")
+                else {
+                    throw StorageError(.outsideRoot, "symbolic link leads outside the music directory")
+                }
+            }
+        }
+        let kind: StorageEntry.Kind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .directory
+        default: throw StorageError(.io, "not a regular file or directory")
+        }
+        return StorageEntry(
+            name: name, kind: kind, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec),
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+    }
+
+    public func open(_ path: String) throws(InputError) -> any InputStream {
+        guard StoragePath.isSafe(path) else { throw InputError("Bad path: \(path)") }
+        do {
+            let entry = try stat(path)
+            guard entry.kind == .file else { throw InputError("Not a file: \(path)") }
+        } catch let error as StorageError {
+            throw InputError("\(path): \(error.message)")
+        } catch {
+            throw error as! InputError
+        }
+        return try FileInputStream(path: localPath(path)!, uri: path)
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

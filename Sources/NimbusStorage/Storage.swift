@@ -1,0 +1,80 @@
+import NimbusInput
+
+/// What a storage lists: enough to decide whether a file needs rescanning.
+public struct StorageEntry: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case file, directory }
+
+    public let name: String
+    public let kind: Kind
+    public let size: Int64
+    /// Seconds since 1970.
+    public let modified: Int64
+    /// (device, inode) of the target, for detecting symlink loops; nil where unknown.
+    public let identity: FileIdentity?
+
+    public init(name: String, kind: Kind, size: Int64, modified: Int64, identity: FileIdentity?) {
+        self.name = name
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.identity = identity
+    }
+}
+
+public struct FileIdentity: Sendable, Hashable {
+    public let device: UInt64
+    public let inode: UInt64
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}
+
+public struct StorageError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case notFound, notADirectory, outsideRoot, invalidName, io }
+    public let kind: Kind
+    public let message: String
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// Where music lives: the local music directory now, cloud accounts later. Paths are
+/// relative URIs with `/` separators, `""` being the root.
+public protocol Storage: Sendable {
+    /// Entries of a directory, in the storage's own order (readdir order for local folders,
+    /// which is also the order MPD keeps songs in). Entries that cannot be used (loops,
+    /// names that are not UTF-8, links leaving the root) are reported to `skipped`.
+    func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry]
+    func stat(_ path: String) throws(StorageError) -> StorageEntry
+    func open(_ path: String) throws(InputError) -> any InputStream
+    /// The absolute file-system path, for storages that have one.
+    func localPath(_ path: String) -> String?
+}
+
+/// Checks a relative URI from a client: no absolute paths, no `..` or `.` segments.
+public enum StoragePath {
+    public static func isSafe(_ path: String) -> Bool {
+        if path.hasPrefix("/") { return false }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment == ".." || segment == "." {
+            return false
+        }
+        return true
+    }
+
+    public static func join(_ directory: String, _ name: String) -> String {
+        directory.isEmpty ? name : directory + "/" + name
+    }
+
+    public static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    public static func name(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}
