@@ -40,6 +40,10 @@ let package = Package(
         .target(
             name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "CMpg123", "CVorbis", "CFLAC"],
             swiftSettings: strict),
+        // The song database: tree, updater, persistence, filter evaluation and queries.
+        .target(
+            name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Server-wide state that is not protocol: idle bus, client-to-client channels.
@@ -47,12 +51,18 @@ let package = Package(
         // Listeners, client sessions, the command table and its handlers.
         .target(
             name: "NimbusServer",
-            dependencies: ["NimbusCore", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux"],
+            dependencies: [
+                "NimbusCore", "NimbusLibrary", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusProtocol",
+                "NimbusModel", "NimbusSupport", "CLinux",
+            ],
             swiftSettings: strict),
         // Composition root: config file, signals, wiring.
         .executableTarget(
             name: "nimbusd",
-            dependencies: ["NimbusServer", "NimbusCore", "NimbusConfig", "NimbusSupport"],
+            dependencies: [
+                "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusConfig",
+                "NimbusSupport",
+            ],
             swiftSettings: strict),
 
         // `make bench`: nimbusd and Debian's MPD side by side, ratios ours/MPD.

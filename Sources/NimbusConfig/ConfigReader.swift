@@ -15,7 +15,7 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "follow_inside_symlinks", "follow_outside_symlinks", "pid_file", "state_file_interval", "user",
+        "follow_inside_symlinks", "pid_file", "state_file_interval", "user",
         "group", "host_permissions", "audio_output_format", "mixer_type", "replaygain", "replaygain_preamp",
         "replaygain_missing_preamp", "replaygain_limit", "volume_normalization", "samplerate_converter",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
@@ -72,6 +72,7 @@ struct ConfigReader {
         case "auto_update": config.autoUpdate = try bool(param)
         case "auto_update_depth": config.autoUpdateDepth = try number(param, range: 0...Int(Int32.max))
         case "restore_paused": config.restorePaused = try bool(param)
+        case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)
         case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
         case "zeroconf_name": config.zeroconfName = param.value
         case let name where Self.ignoredMPDOptions.contains(name):

@@ -32,6 +32,8 @@ public struct DaemonConfiguration: Sendable {
     public var autoUpdate = false
     public var autoUpdateDepth: Int?
     public var restorePaused = false
+    /// Follow symbolic links that lead out of the music directory (MPD: yes; Nimbus: no).
+    public var followOutsideSymlinks = false
     public var zeroconfEnabled = true
     public var zeroconfName = "Music Player @ %h"
     public var audioOutputs: [ConfigBlock] = []

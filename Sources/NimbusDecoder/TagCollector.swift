@@ -7,6 +7,13 @@ struct TagCollector {
     private(set) var tag = Tag()
 
     mutating func add(_ type: TagType, _ value: String) {
+        if type == .track || type == .disc {
+            // MPD's AddTagHandler keeps only the number: "04/12" is "4"; no leading digit, no tag.
+            let digits = value.utf8.prefix { $0 >= 0x30 && $0 <= 0x39 }.drop { $0 == 0x30 }
+            guard value.utf8.first.map({ $0 >= 0x30 && $0 <= 0x39 }) == true else { return }
+            tag.add(type, digits.isEmpty ? "0" : String(decoding: digits, as: UTF8.self))
+            return
+        }
         let clean = Self.printable(value)
         guard !clean.isEmpty else { return }
         tag.add(type, clean)

@@ -52,6 +52,9 @@ public final class Client: IdleListener {
         self.tagMask = settings.enabledTags
     }
 
+    /// Tags this client sees in song records: its mask within the server's enabled tags.
+    public var visibleTags: TagMask { tagMask.intersection(context.settings.enabledTags) }
+
     // MARK: idle
 
     public func idleEventsOccurred(_ events: IdleEvents) {

@@ -1,4 +1,5 @@
 import NimbusCore
+import NimbusLibrary
 import NimbusModel
 import NimbusSupport
 
@@ -25,6 +26,10 @@ public final class ServerContext {
     public let channels: ChannelHub
     public let startTime = MonotonicClock.now()
     public var decoders: [DecoderDescription] = []
+    /// The song database; nil when the daemon has no music directory.
+    public var library: MusicLibrary?
+    /// Stored playlists for lsinfo's root listing (name, UNIX modification time).
+    public var storedPlaylists: @CoreActor () -> [(name: String, modified: Int64)] = { [] }
     public var urlSchemes: [String] = []
     /// Called by `kill`; the daemon shuts down cleanly.
     public var onKill: @CoreActor () -> Void = {}

@@ -26,7 +26,8 @@ public struct LocalStorage: Storage {
         guard StoragePath.isSafe(directory) else { throw StorageError(.outsideRoot, "Bad path: \(directory)") }
         let path = localPath(directory)!
         guard let handle = opendir(path) else {
-            throw StorageError(errno == ENOENT ? .notFound : .io, "Failed to open directory \"\(path)\": \(String(cString: strerror(errno)))")
+            let kind: StorageError.Kind = errno == ENOENT ? .notFound : errno == ENOTDIR ? .notADirectory : .io
+            throw StorageError(kind, "Failed to open directory \"\(path)\": \(String(cString: strerror(errno)))")
         }
         defer { closedir(handle) }
         var entries: [StorageEntry] = []
@@ -79,7 +80,8 @@ public struct LocalStorage: Storage {
         }
         return StorageEntry(
             name: name, kind: kind, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec),
-            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
+            isSymbolicLink: (link.st_mode & S_IFMT) == S_IFLNK)
     }
 
     public func open(_ path: String) throws(InputError) -> any InputStream {

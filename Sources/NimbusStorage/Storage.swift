@@ -11,13 +11,16 @@ public struct StorageEntry: Sendable, Hashable {
     public let modified: Int64
     /// (device, inode) of the target, for detecting symlink loops; nil where unknown.
     public let identity: FileIdentity?
+    /// Reached through a symbolic link (listfiles hides these, as MPD does).
+    public let isSymbolicLink: Bool
 
-    public init(name: String, kind: Kind, size: Int64, modified: Int64, identity: FileIdentity?) {
+    public init(name: String, kind: Kind, size: Int64, modified: Int64, identity: FileIdentity?, isSymbolicLink: Bool = false) {
         self.name = name
         self.kind = kind
         self.size = size
         self.modified = modified
         self.identity = identity
+        self.isSymbolicLink = isSymbolicLink
     }
 }
 

@@ -1,8 +1,11 @@
 import Foundation
 import NimbusConfig
 import NimbusCore
+import NimbusDecoder
+import NimbusLibrary
 import NimbusModel
 import NimbusServer
+import NimbusStorage
 import NimbusSupport
 
 /// The composition root: builds every service from the configuration and wires them together.
@@ -11,6 +14,7 @@ final class Daemon {
     let configuration: DaemonConfiguration
     let logger: Logger
     let server: Server
+    let library: MusicLibrary
     private var stopped = false
 
     init(configuration: DaemonConfiguration, logger: Logger) {
@@ -19,6 +23,14 @@ final class Daemon {
         let idle = IdleBus(reactor: CoreActor.loop.reactor)
         let context = ServerContext(settings: Self.serverSettings(configuration), logger: logger.domain("client"), idle: idle)
         server = Server(context: context)
+        let registry = DecoderRegistry.standard
+        context.decoders = registry.plugins.map { DecoderDescription(name: $0.name, suffixes: $0.suffixes, mimeTypes: $0.mimeTypes) }
+        library = MusicLibrary(
+            storage: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks),
+            registry: registry, musicDirectory: configuration.musicDirectory, databasePath: configuration.databaseFile,
+            logger: logger.domain("update"))
+        library.onEvents = { idle.emit($0) }
+        context.library = library
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }
 
@@ -27,6 +39,13 @@ final class Daemon {
             + [configuration.databaseFile, configuration.stateFile, configuration.stickerFile].map(Self.parent)
         {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        if !library.load() {
+            if FileManager.default.fileExists(atPath: configuration.musicDirectory) {
+                _ = try? library.update("")
+            } else {
+                logger.warning("music directory \"\(configuration.musicDirectory)\" does not exist")
+            }
         }
         try server.start()
         logger.notice("Nimbus \(Version.string) ready; protocol 0.23.5")

@@ -5,24 +5,7 @@ import XCTest
 /// The same protocol scripts against Debian's MPD 0.23 and nimbusd; transcripts must match.
 final class DifferentialTests: XCTestCase {
     private func compare(_ scripts: [ProtocolScript], config: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
-        try XCTSkipUnless(ServerProcess.mpdAvailable, "Debian's mpd is not installed (scripts/install-deps)")
-        let reference = try ServerProcess(.mpd, config: config)
-        let nimbus = try ServerProcess(.nimbus, config: config)
-        for script in scripts {
-            let expected = try script.run(against: reference.endpoint)
-            let actual = try script.run(against: nimbus.endpoint)
-            if expected != actual {
-                let diff = zip(expected, actual).enumerated().first { $0.element.0 != $0.element.1 }
-                XCTFail(
-                    """
-                    script \(script.name) differs at line \(diff?.offset ?? min(expected.count, actual.count)):
-                    MPD:    \(diff.map { $0.element.0 } ?? expected.dropFirst(actual.count).first ?? "<end>")
-                    nimbus: \(diff.map { $0.element.1 } ?? actual.dropFirst(expected.count).first ?? "<end>")
-                    full MPD transcript:
-                    \(expected.joined(separator: "\n"))
-                    """, file: file, line: line)
-            }
-        }
+        try DifferentialHarness(config: config).compare(scripts, file: file, line: line)
     }
 
     func testTokenizerAndErrors() throws {

@@ -37,8 +37,8 @@ final class ScannerTests: XCTestCase {
             lines(result),
             [
                 "Artist: Alpha Band", "AlbumArtist: Alpha Band", "ArtistSort: Band, Alpha", "Title: Noon",
-                "Album: First Light", "Track: 2/3", "Date: 2001", "Genre: Rock", "Composer: C. Writer",
-                "Comment: noon comment", "Disc: 1/1", "MUSICBRAINZ_ALBUMID: 8f3a4e6c-2222-4a2b-9c3d-000000000002",
+                "Album: First Light", "Track: 2", "Date: 2001", "Genre: Rock", "Composer: C. Writer",
+                "Comment: noon comment", "Disc: 1", "MUSICBRAINZ_ALBUMID: 8f3a4e6c-2222-4a2b-9c3d-000000000002",
                 "MUSICBRAINZ_ARTISTID: 8f3a4e6c-1111-4a2b-9c3d-000000000001",
             ])
         XCTAssertEqual(result.picture?.mimeType, "image/png")

@@ -38,11 +38,12 @@ public final class ServerProcess {
     /// directory and listens on 127.0.0.1 (and `socket` inside the directory).
     /// `cpu` pins the daemon to one core (through taskset) so benchmarks compare like with like.
     public init(
-        _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil
+        _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil,
+        musicDirectory: String? = nil
     ) throws {
         directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
         port = freePort()
-        let music = directory.path + "/music"
+        let music = musicDirectory ?? directory.path + "/music"
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory.path + "/playlists", withIntermediateDirectories: true)
         let config = """
@@ -91,6 +92,17 @@ public final class ServerProcess {
 
     public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
     public var log: String { (try? String(contentsOfFile: directory.file("log"), encoding: .utf8)) ?? "" }
+
+    /// Waits until the daemon's database holds `songs` songs and no update is running.
+    public func waitForDatabase(songs: Int, timeout: Double = 60) throws {
+        let ready = waitUntil(timeout: timeout) {
+            guard let client = try? self.connect(), let stats = try? client.request("stats"),
+                let status = try? client.request("status")
+            else { return false }
+            return stats.contains("songs: \(songs)") && !status.contains { $0.hasPrefix("updating_db") }
+        }
+        if !ready { throw LineClient.Failure(description: "database never reached \(songs) songs: \(log)") }
+    }
 
     /// The 1-based line of the generated config that contains `text`.
     public func configLine(_ text: String) -> Int {

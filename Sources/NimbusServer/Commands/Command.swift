@@ -82,5 +82,6 @@ public struct CommandTable: Sendable {
 
     /// Every command of this build, grouped by area like MPD's handler files.
     public static let standard = CommandTable(
-        ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all)
+        ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all
+            + DatabaseCommands.all + ArtworkCommands.all)
 }

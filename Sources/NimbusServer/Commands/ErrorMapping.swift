@@ -1,4 +1,5 @@
 import NimbusCore
+import NimbusLibrary
 import NimbusProtocol
 import NimbusSupport
 
@@ -10,10 +11,22 @@ enum ErrorMapping {
             return error
         case let error as ChannelHub.Failure:
             return channel(error)
+        case let error as LibraryError:
+            return library(error)
+        case is MusicLibrary.UpdateQueueFull:
+            return ProtocolError(.updateAlready, "Update queue is full")
         case let error as SystemError:
             return ProtocolError(.system, error.description)
         default:
             return ProtocolError(.unknown, String(describing: error))
+        }
+    }
+
+    private static func library(_ error: LibraryError) -> ProtocolError {
+        switch error {
+        case .noSuchDirectory: return ProtocolError(.noExist, "No such directory")
+        case .noSuchSong: return ProtocolError(.noExist, "No such song")
+        case .invalidRegex(let pattern): return ProtocolError(.argument, "Error in regex: \(pattern)")
         }
     }
 

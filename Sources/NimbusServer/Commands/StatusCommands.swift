@@ -1,3 +1,4 @@
+import NimbusLibrary
 import NimbusProtocol
 import NimbusSupport
 
@@ -20,16 +21,19 @@ enum StatusCommands {
         out.field("playlistlength", 0)
         out.field("mixrampdb", NumberFormat.minimal(0))
         out.field("state", literal: "stop")
+        if let job = call.context.library?.updatingJobID { out.field("updating_db", job) }
         return .ok
     }
 
     static func stats(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         out.field("uptime", call.context.uptimeSeconds)
         out.field("playtime", 0)
-        out.field("artists", 0)
-        out.field("albums", 0)
-        out.field("songs", 0)
-        out.field("db_playtime", 0)
+        let database = call.context.library?.database ?? .empty
+        out.field("artists", database.statistics.artists)
+        out.field("albums", database.statistics.albums)
+        out.field("songs", database.statistics.songs)
+        out.field("db_playtime", database.statistics.playtime / 1000)
+        if database.updated > 0 { out.field("db_update", Int(database.updated)) }
         return .ok
     }
 }

@@ -1,0 +1,81 @@
+import NimbusModel
+import NimbusStorage
+
+/// One immutable state of the song database. The core swaps whole snapshots, so queries
+/// never see an update half done.
+public final class Database: Sendable {
+    public let root: LibraryDirectory
+    /// UNIX time of the last completed update (MPD's `db_update`), 0 if never.
+    public let updated: Int64
+    public let statistics: Statistics
+
+    public struct Statistics: Sendable, Equatable {
+        public var artists = 0
+        public var albums = 0
+        public var songs = 0
+        /// Milliseconds.
+        public var playtime = 0
+    }
+
+    public init(root: LibraryDirectory, updated: Int64) {
+        self.root = root
+        self.updated = updated
+        self.statistics = Self.statistics(of: root)
+    }
+
+    public static let empty = Database(root: LibraryDirectory(name: ""), updated: 0)
+
+    public func directory(at path: String) -> LibraryDirectory? { root.directory(at: path) }
+
+    /// The song at a URI relative to the music directory.
+    public func song(at uri: String) -> Song? {
+        let directoryPath = StoragePath.parent(uri)
+        guard let directory = root.directory(at: directoryPath),
+            let song = directory.song(named: StoragePath.name(uri))
+        else { return nil }
+        return song.song(in: directoryPath)
+    }
+
+    /// Visits directories and songs below `path` in MPD's order: a directory's songs, then
+    /// each subdirectory (reported to `directory`) followed by its contents when `recursive`.
+    public func visit(
+        _ path: String, recursive: Bool, directory visitDirectory: (String, LibraryDirectory) -> Void = { _, _ in },
+        song visitSong: (String, LibrarySong) -> Void
+    ) {
+        guard let start = root.directory(at: path) else { return }
+        Self.walk(start, path: path, recursive: recursive, visitDirectory, visitSong)
+    }
+
+    private static func walk(
+        _ directory: LibraryDirectory, path: String, recursive: Bool, _ visitDirectory: (String, LibraryDirectory) -> Void,
+        _ visitSong: (String, LibrarySong) -> Void
+    ) {
+        for song in directory.songs { visitSong(path, song) }
+        for child in directory.directories {
+            let childPath = StoragePath.join(path, child.name)
+            visitDirectory(childPath, child)
+            if recursive { walk(child, path: childPath, recursive: true, visitDirectory, visitSong) }
+        }
+    }
+
+    private static func statistics(of root: LibraryDirectory) -> Statistics {
+        var statistics = Statistics()
+        var artists = Set<String>()
+        var albums = Set<String>()
+        func walk(_ directory: LibraryDirectory) {
+            for song in directory.songs {
+                statistics.songs += 1
+                statistics.playtime += song.tag.duration ?? 0
+                for item in song.tag.items {
+                    if item.type == .artist { artists.insert(item.value) }
+                    if item.type == .album { albums.insert(item.value) }
+                }
+            }
+            directory.directories.forEach(walk)
+        }
+        walk(root)
+        statistics.artists = artists.count
+        statistics.albums = albums.count
+        return statistics
+    }
+}

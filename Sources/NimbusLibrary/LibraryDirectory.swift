@@ -1,0 +1,116 @@
+import Foundation
+import NimbusModel
+import NimbusStorage
+
+/// A song as the database keeps it: its file name within its directory plus what the scan
+/// found. The full URI is the directory path joined with the name.
+public struct LibrarySong: Sendable, Hashable {
+    public var name: String
+    public var modified: Int64
+    public var format: AudioFormat?
+    public var tag: Tag
+
+    public init(name: String, modified: Int64, format: AudioFormat?, tag: Tag) {
+        self.name = name
+        self.modified = modified
+        self.format = format
+        self.tag = tag
+    }
+
+    public func song(in directory: String) -> Song {
+        Song(uri: StoragePath.join(directory, name), lastModified: modified, format: format, tag: tag)
+    }
+}
+
+/// One directory of the library tree. A value type: an update copies only the paths it
+/// changes, and a published snapshot never changes under a reader.
+///
+/// Songs keep the order in which updates found them (readdir order, new files appended),
+/// and subdirectories are sorted by collation — the orders MPD keeps.
+public struct LibraryDirectory: Sendable, Hashable {
+    public var name: String
+    public var modified: Int64
+    public var identity: FileIdentity?
+    public var directories: [LibraryDirectory]
+    public var songs: [LibrarySong]
+
+    public init(
+        name: String, modified: Int64 = 0, identity: FileIdentity? = nil, directories: [LibraryDirectory] = [],
+        songs: [LibrarySong] = []
+    ) {
+        self.name = name
+        self.modified = modified
+        self.identity = identity
+        self.directories = directories
+        self.songs = songs
+    }
+
+    public var isEmpty: Bool { directories.isEmpty && songs.isEmpty }
+
+    public func directory(named name: String) -> LibraryDirectory? {
+        directories.first { $0.name == name }
+    }
+
+    public func song(named name: String) -> LibrarySong? {
+        songs.first { $0.name == name }
+    }
+
+    /// The directory at a relative path (`""` is this directory).
+    public func directory(at path: String) -> LibraryDirectory? {
+        guard !path.isEmpty else { return self }
+        var current = self
+        for component in path.split(separator: "/") {
+            guard let next = current.directory(named: String(component)) else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    public var songCount: Int {
+        songs.count + directories.reduce(0) { $0 + $1.songCount }
+    }
+
+    /// MPD's Directory::Sort after an update: subdirectories by collated name; songs by album,
+    /// then disc and track number, then collated file name (song_cmp in SongSort.cxx).
+    mutating func sortContents() {
+        directories.sort { Collation.precedes($0.name, $1.name) }
+        songs.sort(by: Self.songPrecedes)
+    }
+
+    static func songPrecedes(_ lhs: LibrarySong, _ rhs: LibrarySong) -> Bool {
+        let albums = compareOptional(lhs.tag.first(.album), rhs.tag.first(.album))
+        if albums != .orderedSame { return albums == .orderedAscending }
+        let discs = (leadingNumber(lhs.tag.first(.disc)), leadingNumber(rhs.tag.first(.disc)))
+        if discs.0 != discs.1 { return discs.0 < discs.1 }
+        let tracks = (leadingNumber(lhs.tag.first(.track)), leadingNumber(rhs.tag.first(.track)))
+        if tracks.0 != tracks.1 { return tracks.0 < tracks.1 }
+        return Collation.precedes(lhs.name, rhs.name)
+    }
+
+    /// A missing value sorts before any present one.
+    private static func compareOptional(_ lhs: String?, _ rhs: String?) -> ComparisonResult {
+        switch (lhs, rhs) {
+        case (nil, nil): return .orderedSame
+        case (nil, _): return .orderedAscending
+        case (_, nil): return .orderedDescending
+        case let (a?, b?): return Collation.compare(a, b)
+        }
+    }
+
+    /// strtol of the value (0 when missing or not a number).
+    static func leadingNumber(_ text: String?) -> Int {
+        guard let text else { return 0 }
+        var value = 0
+        var negative = false
+        var digits = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        if digits.first == UInt8(ascii: "-") || digits.first == UInt8(ascii: "+") {
+            negative = digits.first == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        for byte in digits {
+            guard byte >= 0x30 && byte <= 0x39 else { break }
+            value = value &* 10 &+ Int(byte - 0x30)
+        }
+        return negative ? -value : value
+    }
+}

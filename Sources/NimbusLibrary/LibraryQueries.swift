@@ -1,0 +1,161 @@
+import NimbusModel
+import NimbusStorage
+
+/// `sort` of find/search: a tag (Track and Disc numerically, others by collation) or the
+/// modification time, ascending or descending; stable, as MPD's std::stable_sort.
+public enum SortOrder: Sendable, Equatable {
+    case tag(TagType, descending: Bool)
+    case lastModified(descending: Bool)
+
+    public func sort(_ songs: inout [Song]) {
+        switch self {
+        case .lastModified(let descending):
+            stableSort(&songs) { lhs, rhs in
+                descending ? (lhs.lastModified ?? 0) > (rhs.lastModified ?? 0) : (lhs.lastModified ?? 0) < (rhs.lastModified ?? 0)
+            }
+        case .tag(let type, let descending):
+            let keys = songs.map { $0.tag.valuesWithFallback(type).first ?? "" }
+            var indices = Array(songs.indices)
+            stableSort(&indices) { lhs, rhs in
+                let (a, b) = descending ? (keys[rhs], keys[lhs]) : (keys[lhs], keys[rhs])
+                if type == .track || type == .disc {
+                    return LibraryDirectory.leadingNumber(a) < LibraryDirectory.leadingNumber(b)
+                }
+                return Collation.precedes(a, b)
+            }
+            songs = indices.map { songs[$0] }
+        }
+    }
+}
+
+/// Merge sort: Swift's sort is not guaranteed stable, MPD's is.
+func stableSort<T>(_ items: inout [T], by precedes: (T, T) -> Bool) {
+    guard items.count > 1 else { return }
+    var buffer = items
+    var width = 1
+    while width < items.count {
+        var start = 0
+        while start < items.count {
+            let middle = min(start + width, items.count)
+            let end = min(start + 2 * width, items.count)
+            var left = start, right = middle, out = start
+            while left < middle && right < end {
+                if precedes(items[right], items[left]) {
+                    buffer[out] = items[right]
+                    right += 1
+                } else {
+                    buffer[out] = items[left]
+                    left += 1
+                }
+                out += 1
+            }
+            while left < middle { buffer[out] = items[left]; left += 1; out += 1 }
+            while right < end { buffer[out] = items[right]; right += 1; out += 1 }
+            start = end
+        }
+        swap(&items, &buffer)
+        width *= 2
+    }
+}
+
+extension Database {
+    /// Visits matching songs below `base` in database order until `body` returns false.
+    public func visitSongs(
+        matching filter: FilterEvaluator?, base: String = "", _ body: (String, LibrarySong) -> Bool
+    ) throws(LibraryError) {
+        guard let start = root.directory(at: base) else { throw .noSuchDirectory }
+        var stop = false
+        func walk(_ directory: LibraryDirectory, _ path: String) {
+            for song in directory.songs where !stop {
+                if filter?.matches(song, in: path) ?? true, !body(path, song) { stop = true }
+            }
+            for child in directory.directories where !stop { walk(child, StoragePath.join(path, child.name)) }
+        }
+        walk(start, base)
+    }
+
+    /// Matching songs, sorted and windowed, as find and search return them.
+    public func find(_ filter: FilterEvaluator, sort: SortOrder? = nil, window: Range<Int>? = nil) throws(LibraryError) -> [Song] {
+        var songs: [Song] = []
+        if sort == nil, let window {
+            var index = 0
+            try visitSongs(matching: filter, base: filter.base ?? "") { path, song in
+                if index >= window.lowerBound { songs.append(song.song(in: path)) }
+                index += 1
+                return index < window.upperBound
+            }
+            return songs
+        }
+        try visitSongs(matching: filter, base: filter.base ?? "") { path, song in
+            songs.append(song.song(in: path))
+            return true
+        }
+        sort?.sort(&songs)
+        guard let window else { return songs }
+        return Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
+    }
+
+    public struct Count: Sendable, Equatable {
+        public var songs = 0
+        /// Milliseconds.
+        public var playtime = 0
+    }
+
+    /// `count`: totals of matching songs, or per value of `group` (empty for songs lacking it).
+    public func count(_ filter: FilterEvaluator?, group: TagType?) throws(LibraryError) -> [(String?, Count)] {
+        var total = Count()
+        var groups: [String: Count] = [:]
+        try visitSongs(matching: filter, base: filter?.base ?? "") { _, song in
+            let duration = song.tag.duration ?? 0
+            if let group {
+                let values = song.tag.valuesWithFallback(group)
+                for value in values.isEmpty ? [""] : values {
+                    groups[value, default: Count()].songs += 1
+                    groups[value, default: Count()].playtime += duration
+                }
+            } else {
+                total.songs += 1
+                total.playtime += duration
+            }
+            return true
+        }
+        guard group != nil else { return [(nil, total)] }
+        return groups.keys.sorted(by: Collation.bytePrecedes).map { ($0, groups[$0]!) }
+    }
+
+    /// `list`: unique values of `types` nested outermost first (the last `group` clause first,
+    /// the listed tag last), each level sorted by bytes, as MPD's RecursiveMap prints them.
+    public func uniqueValues(_ types: [TagType], matching filter: FilterEvaluator?) throws(LibraryError) -> ValueTree {
+        var tree = ValueTree()
+        try visitSongs(matching: filter, base: filter?.base ?? "") { _, song in
+            tree.insert(song.tag, types: types[...])
+            return true
+        }
+        return tree
+    }
+
+    /// All song URIs matching (`list file`).
+    public func uris(matching filter: FilterEvaluator?) throws(LibraryError) -> [String] {
+        var uris: [String] = []
+        try visitSongs(matching: filter, base: filter?.base ?? "") { path, song in
+            uris.append(StoragePath.join(path, song.name))
+            return true
+        }
+        return uris
+    }
+}
+
+/// Nested unique tag values for `list … group …`.
+public struct ValueTree: Sendable {
+    public private(set) var children: [String: ValueTree] = [:]
+
+    mutating func insert(_ tag: Tag, types: ArraySlice<TagType>) {
+        guard let type = types.first else { return }
+        let values = tag.valuesWithFallback(type)
+        for value in values.isEmpty ? [""] : values {
+            children[value, default: ValueTree()].insert(tag, types: types.dropFirst())
+        }
+    }
+
+    public var sortedKeys: [String] { children.keys.sorted(by: Collation.bytePrecedes) }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import NimbusDecoder
+import NimbusModel
+import NimbusStorage
+import NimbusSupport
+
+/// The library as the core sees it: the current database snapshot and the update jobs.
+///
+/// Updates run one at a time on their own thread (which fans tag scanning out to worker
+/// threads); the finished tree is saved atomically there and then installed here in one
+/// step, so clients see the old or the new database, never a mix.
+@CoreActor
+public final class MusicLibrary {
+    public struct UpdateQueueFull: Error {}
+
+    public private(set) var database: Database
+    public let storage: any Storage
+    public let registry: DecoderRegistry
+    private let databasePath: String?
+    private let musicDirectory: String
+    private let logger: Logger
+    private var queue: [Job] = []
+    private var running: Job?
+    private var nextJobID = 1
+    /// Raises `update` (a job started or finished) and `database` (the tree changed).
+    public var onEvents: @CoreActor (IdleEvents) -> Void = { _ in }
+    /// Called after a new database is installed (so the queue can refresh its songs).
+    public var onInstalled: @CoreActor (Database) -> Void = { _ in }
+
+    /// MPD queues at most this many update requests.
+    public static let maximumQueuedJobs = 32
+
+    struct Job {
+        let id: Int
+        let path: String
+        let rescan: Bool
+    }
+
+    public init(
+        storage: any Storage, registry: DecoderRegistry, musicDirectory: String, databasePath: String?, logger: Logger
+    ) {
+        self.storage = storage
+        self.registry = registry
+        self.musicDirectory = musicDirectory
+        self.databasePath = databasePath
+        self.logger = logger
+        self.database = .empty
+    }
+
+    /// Loads the saved database; false when there was none (or it was unusable), in which
+    /// case the caller starts a full update as MPD does.
+    public func load() -> Bool {
+        guard let databasePath else { return false }
+        do {
+            guard let bytes = try AtomicFile.read(databasePath) else { return false }
+            let (header, loaded) = try DatabaseCodec.decode(bytes)
+            guard header.musicDirectory == musicDirectory else {
+                logger.notice("music_directory changed; rebuilding the database")
+                return false
+            }
+            database = loaded
+            logger.info("database loaded: \(loaded.statistics.songs) songs")
+            return true
+        } catch {
+            logger.error("Failed to load the database \"\(databasePath)\": \(error); rebuilding it")
+            return false
+        }
+    }
+
+    /// The id of the running job, shown as `updating_db` in status.
+    public var updatingJobID: Int? { running?.id }
+
+    /// Queues an update of `path` (`""` for everything) and returns its job id.
+    @discardableResult
+    public func update(_ path: String, rescan: Bool = false) throws(UpdateQueueFull) -> Int {
+        guard queue.count < Self.maximumQueuedJobs else { throw UpdateQueueFull() }
+        let job = Job(id: nextJobID, path: path, rescan: rescan)
+        nextJobID = nextJobID >= Int(Int32.max) ? 1 : nextJobID + 1
+        queue.append(job)
+        startNextJob()
+        return job.id
+    }
+
+    private func startNextJob() {
+        guard running == nil, !queue.isEmpty else { return }
+        let job = queue.removeFirst()
+        running = job
+        onEvents(.update)
+        logger.info("update job \(job.id) started (\(job.path.isEmpty ? "everything" : job.path))")
+        let walk = UpdateWalk(
+            storage: storage, registry: registry, logger: logger, rescan: job.rescan,
+            threads: max(2, WorkerThreads.processorCount))
+        let old = database
+        let databasePath = self.databasePath, musicDirectory = self.musicDirectory, logger = self.logger
+        let thread = Thread {
+            let root = walk.run(old: old.root, path: job.path)
+            let changed = root != old.root
+            var installed = old
+            if changed {
+                installed = Database(root: root, updated: Int64(Date().timeIntervalSince1970))
+                if let databasePath {
+                    do {
+                        try AtomicFile.write(DatabaseCodec.encode(installed, musicDirectory: musicDirectory), to: databasePath)
+                    } catch {
+                        logger.error("Failed to save the database: \(error)")
+                    }
+                }
+            }
+            let result = installed
+            Task { @CoreActor in self.finish(job, database: result, changed: changed) }
+        }
+        thread.name = "update"
+        thread.start()
+    }
+
+    private func finish(_ job: Job, database installed: Database, changed: Bool) {
+        running = nil
+        if changed {
+            database = installed
+            onInstalled(installed)
+            onEvents([.database, .update])
+        } else {
+            onEvents(.update)
+        }
+        logger.info("update job \(job.id) finished\(changed ? "" : " (nothing changed)")")
+        startNextJob()
+    }
+
+    /// Replaces the database directly (tests and benchmarks).
+    public func install(_ replacement: Database) {
+        database = replacement
+        onInstalled(replacement)
+    }
+}

@@ -1,0 +1,188 @@
+import NimbusDecoder
+import NimbusModel
+import NimbusStorage
+import NimbusSupport
+import Synchronization
+
+/// Compares the storage with the previous tree and builds the next one, scanning only files
+/// that are new or whose modification time changed (all files when `rescan`). Scanning runs
+/// on several threads; the walk itself is sequential so orders stay deterministic.
+struct UpdateWalk {
+    let storage: any Storage
+    let registry: DecoderRegistry
+    let logger: Logger
+    let rescan: Bool
+    let threads: Int
+
+    private final class Plan: @unchecked Sendable {
+        // Invariant: `results[i]` is written by exactly one worker (the one that claimed i)
+        // and read only after WorkerThreads.run returned.
+        var tasks: [(path: String, entry: StorageEntry)] = []
+        var results: [LibrarySong?] = []
+    }
+
+    private enum PendingSong {
+        case ready(LibrarySong)
+        case scan(Int)
+    }
+
+    private struct PendingDirectory {
+        var name: String
+        var modified: Int64
+        var identity: FileIdentity?
+        var songs: [PendingSong] = []
+        var directories: [PendingDirectory] = []
+    }
+
+    /// Updates the subtree at `path` (`""` for everything) and returns the new root.
+    func run(old root: LibraryDirectory, path: String) -> LibraryDirectory {
+        let plan = Plan()
+        var newRoot = root
+        if path.isEmpty {
+            let rootEntry = try? storage.stat("")
+            let pending = walk(old: root, path: "", name: "", entry: rootEntry, ancestors: [], plan: plan)
+            scan(plan)
+            newRoot = materialize(pending, plan: plan) ?? LibraryDirectory(name: "")
+            newRoot.name = ""
+        } else {
+            let entry: StorageEntry?
+            do {
+                entry = try storage.stat(path)
+            } catch {
+                logger.info("\(path): \(error.message); removing it from the database")
+                entry = nil
+            }
+            newRoot = replace(in: root, path: path, entry: entry, plan: plan)
+        }
+        return newRoot
+    }
+
+    private func replace(in root: LibraryDirectory, path: String, entry: StorageEntry?, plan: Plan) -> LibraryDirectory {
+        let components = path.split(separator: "/").map(String.init)
+        return replace(in: root, components: components[...], prefix: "", entry: entry, plan: plan) ?? LibraryDirectory(name: "")
+    }
+
+    /// Rebuilds one directory along the path to the updated item; nil means "now empty".
+    private func replace(
+        in directory: LibraryDirectory, components: ArraySlice<String>, prefix: String, entry: StorageEntry?, plan: Plan
+    ) -> LibraryDirectory? {
+        var directory = directory
+        let name = components.first!
+        let childPath = StoragePath.join(prefix, name)
+        if components.count == 1 {
+            directory.songs.removeAll { $0.name == name && entry?.kind != .file }
+            if let entry, entry.kind == .file, registry.supports(name) {
+                plan.tasks = [(childPath, entry)]
+                scan(plan)
+                if let song = plan.results[0] {
+                    if let index = directory.songs.firstIndex(where: { $0.name == name }) {
+                        directory.songs[index] = song
+                    } else {
+                        directory.songs.append(song)
+                    }
+                } else {
+                    directory.songs.removeAll { $0.name == name }
+                }
+            }
+            let old = directory.directory(named: name)
+            directory.directories.removeAll { $0.name == name }
+            if let entry, entry.kind == .directory {
+                let pending = walk(old: old, path: childPath, name: name, entry: entry, ancestors: [], plan: plan)
+                scan(plan)
+                if let updated = materialize(pending, plan: plan) { directory.directories.append(updated) }
+            }
+        } else {
+            let old = directory.directory(named: name) ?? LibraryDirectory(name: name)
+            directory.directories.removeAll { $0.name == name }
+            if var updated = replace(in: old, components: components.dropFirst(), prefix: childPath, entry: entry, plan: plan) {
+                if updated.modified == 0, let stat = try? storage.stat(childPath) { updated.modified = stat.modified }
+                directory.directories.append(updated)
+            }
+        }
+        directory.sortContents()
+        return directory.isEmpty && !prefix.isEmpty ? nil : directory
+    }
+
+    private func walk(
+        old: LibraryDirectory?, path: String, name: String, entry: StorageEntry?, ancestors: [FileIdentity], plan: Plan
+    ) -> PendingDirectory {
+        var pending = PendingDirectory(name: name, modified: entry?.modified ?? 0, identity: entry?.identity)
+        let entries: [StorageEntry]
+        do {
+            entries = try storage.list(path) { logger.info($0) }
+        } catch {
+            logger.error("Failed to list \"\(path)\": \(error.message)")
+            return pending
+        }
+        let files = Dictionary(
+            entries.filter { $0.kind == .file && registry.supports($0.name) }.map { ($0.name, $0) },
+            uniquingKeysWith: { first, _ in first })
+        var seen = Set<String>()
+        for song in old?.songs ?? [] {
+            guard let file = files[song.name] else { continue }
+            seen.insert(song.name)
+            pending.songs.append(decide(song, file: file, path: path, plan: plan))
+        }
+        for file in entries where file.kind == .file && files[file.name] != nil && !seen.contains(file.name) {
+            seen.insert(file.name)
+            pending.songs.append(decide(nil, file: file, path: path, plan: plan))
+        }
+        let lineage = ancestors + (entry?.identity.map { [$0] } ?? [])
+        for child in entries where child.kind == .directory {
+            if let identity = child.identity, lineage.contains(identity) {
+                logger.info("Skipping \"\(StoragePath.join(path, child.name))\": symbolic link loop")
+                continue
+            }
+            pending.directories.append(
+                walk(
+                    old: old?.directory(named: child.name), path: StoragePath.join(path, child.name), name: child.name,
+                    entry: child, ancestors: lineage, plan: plan))
+        }
+        return pending
+    }
+
+    private func decide(_ existing: LibrarySong?, file: StorageEntry, path: String, plan: Plan) -> PendingSong {
+        if let existing, existing.modified == file.modified, !rescan { return .ready(existing) }
+        plan.tasks.append((StoragePath.join(path, file.name), file))
+        return .scan(plan.tasks.count - 1)
+    }
+
+    private func scan(_ plan: Plan) {
+        plan.results = Array(repeating: nil, count: plan.tasks.count)
+        let storage = self.storage, registry = self.registry, logger = self.logger
+        WorkerThreads.run(count: plan.tasks.count, threads: threads, name: "update") { index in
+            let (path, entry) = plan.tasks[index]
+            plan.results[index] = Self.scanFile(path: path, entry: entry, storage: storage, registry: registry, logger: logger)
+        }
+    }
+
+    static func scanFile(path: String, entry: StorageEntry, storage: any Storage, registry: DecoderRegistry, logger: Logger)
+        -> LibrarySong?
+    {
+        guard let plugin = registry.plugin(forPath: path) else { return nil }
+        do {
+            let stream = try storage.open(path)
+            let result = try plugin.scan(stream, options: ScanOptions())
+            logger.info("added \(path)")
+            return LibrarySong(name: entry.name, modified: entry.modified, format: result.format, tag: result.tag)
+        } catch let error as DecoderError {
+            logger.warning("Skipping \"\(path)\": \(error.message)")
+        } catch {
+            logger.warning("Skipping \"\(path)\": \(error)")
+        }
+        return nil
+    }
+
+    private func materialize(_ pending: PendingDirectory, plan: Plan) -> LibraryDirectory? {
+        var directory = LibraryDirectory(name: pending.name, modified: pending.modified, identity: pending.identity)
+        for song in pending.songs {
+            switch song {
+            case .ready(let existing): directory.songs.append(existing)
+            case .scan(let index): if let scanned = plan.results[index] { directory.songs.append(scanned) }
+            }
+        }
+        directory.directories = pending.directories.compactMap { materialize($0, plan: plan) }
+        directory.sortContents()
+        return directory.isEmpty ? nil : directory
+    }
+}

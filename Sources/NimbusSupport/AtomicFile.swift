@@ -1,0 +1,67 @@
+import Glibc
+
+/// Replaces a file so that after a crash at any moment it holds either the old or the new
+/// contents: write a temporary file beside it, fsync, rename over, fsync the directory.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let temporary = path + ".tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError("Failed to create \"\(temporary)\"") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let error = SystemError("Failed to write \"\(temporary)\"")
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else {
+            let error = SystemError("Failed to sync \"\(temporary)\"")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = SystemError("Failed to replace \"\(path)\"")
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Makes a rename durable: the directory entry itself must reach the disk.
+    public static func syncDirectory(of path: String) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// The whole file, or nil if it does not exist.
+    public static func read(_ path: String) throws(SystemError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw SystemError("Failed to open \"\(path)\"")
+        }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("Failed to read \"\(path)\"")
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[..<count])
+        }
+    }
+}

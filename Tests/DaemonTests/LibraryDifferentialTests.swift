@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Database commands against Debian's MPD and nimbusd on the same generated fixture library.
+final class LibraryDifferentialTests: XCTestCase {
+    /// The fixture library has 12 songs MPD and Nimbus both index (random.mp3 is skipped).
+    static let fixtureSongs = 12
+
+    /// MPD decodes MP3 with libmad (24-bit, length without gapless trimming) and 24-bit WAV with
+    /// libsndfile (reported as 32-bit); Nimbus uses libmpg123 (16-bit, exact gapless length)
+    /// and reads WAV natively. Those fields differ legitimately and are masked.
+    static func maskDecoderDifferences(_ lines: [String]) -> [String] {
+        var currentFile = ""
+        return lines.map { line in
+            guard let close = line.firstIndex(of: "]") else { return line }
+            let prefix = line[...close]
+            let contentStart = line.index(close, offsetBy: 2, limitedBy: line.endIndex) ?? line.endIndex
+            let content = line[contentStart...]
+            if content.hasPrefix("file: ") {
+                currentFile = String(content.dropFirst(6))
+            } else if content.hasPrefix("directory: ") || content == "OK" || content.hasPrefix("ACK ") {
+                currentFile = ""
+            }
+            let isMP3 = currentFile.lowercased().hasSuffix(".mp3")
+            let is24BitWAV = currentFile.hasSuffix("id3 chunk.wav")
+            for key in ["Format: ", "Time: ", "duration: "] where content.hasPrefix(key) {
+                if isMP3 || (is24BitWAV && key == "Format: ") { return prefix + " " + key + "*" }
+            }
+            return line
+        }
+    }
+
+    private func harness() throws -> DifferentialHarness {
+        DifferentialHarness(
+            musicDirectory: try Fixtures.library(), songs: Self.fixtureSongs, mask: Self.maskDecoderDifferences)
+    }
+
+    func testBrowsing() throws {
+        try harness().compare([
+            .exchange(
+                "browse",
+                [
+                    "lsinfo", "lsinfo \"\"", "lsinfo /", "lsinfo \"Alpha Band\"", "lsinfo \"Alpha Band/First Light\"",
+                    "lsinfo \"Beta/Beta Sides/02 - Old Tag.mp3\"", "lsinfo nosuch", "lsinfo ../etc", "listall", "listall Beta",
+                    "listall \"Alpha Band/First Light/01 - Dawn.flac\"", "listall nosuch", "listallinfo",
+                    "listallinfo \"Various/quotes \\\"and\\\" spaces\"", "listfiles \"Alpha Band/First Light\"",
+                    "listfiles nosuch", "stats",
+                ]),
+            .exchange(
+                "tag mask",
+                ["tagtypes clear", "tagtypes enable Artist Title", "lsinfo \"Alpha Band/First Light\"", "tagtypes all"]),
+        ])
+    }
+
+    func testFindAndSearch() throws {
+        try harness().compare([
+            .exchange(
+                "legacy",
+                [
+                    "find artist Beta", "find Artist \"Alpha Band\" Album \"First Light\"", "find ARTIST \"Alpha Band\"",
+                    "search artist bet", "find artist Bet", "search any \"alpha band\"", "search any alpha any band",
+                    "find any \"Alpha Band\"", "find albumartist Beta", "find file \"untagged.wav\"", "search file UNTAGGED",
+                    "search filename old", "find filename Old", "find base Beta", "count base Beta", "find base \"\"",
+                    "find modified-since 0", "find modified-since garbage", "find artist", "find artist x title",
+                    "find nosuchtag x", "find Beta", "search title café", "search title CAFÉ", "search any ёлка",
+                ]),
+            .exchange(
+                "expressions",
+                [
+                    "find \"(artist == 'Beta')\"", "search \"(artist == 'beta')\"", "find \"(artist contains 'Bet')\"",
+                    "search \"(title contains 'ЁЛКА')\"", "count \"(title == 'dawn')\"", "count \"(title contains 'AW')\"",
+                    "search \"(title contains 'AW')\" window 0:1", "find \"(Artist == '')\"", "count \"(Artist != '')\"",
+                    "count \"(album contains '')\"", "count \"(title !~ '[aeiou]')\"", "count \"(artist =~ 'Beta|Alpha')\"",
+                    "count \"(artist !~ 'Beta')\"", "count \"(artist != 'Beta')\"", "count \"(albumartist == 'Beta')\"",
+                    "count \"(AlbumArtist == 'Alpha Band')\"", "count \"(any contains 'Beta')\"", "count \"(any == 'Beta')\"",
+                    "count \"(file contains 'Beta')\"", "count \"(file == 'untagged.wav')\"", "count \"(file != 'untagged.wav')\"",
+                    "find \"(base 'Beta')\"", "find \"(base 'Nope')\"", "count \"(modified-since '2020-01-01')\"",
+                    "count \"(modified-since '2020-01-01T00:00:00Z')\"", "count \"(modified-since '1999999999')\"",
+                    "find \"(modified-since 'garbage')\"", "count \"(AudioFormat == '44100:f:2')\"",
+                    "count \"(AudioFormat =~ '*:*:1')\"", "find \"(AudioFormat == 'garbage')\"",
+                    "find \"(AudioFormat != '44100:16:2')\"", "find \"(!(artist == 'Beta'))\" window 0:1",
+                    "find \"((artist == 'Beta') AND (track == '1'))\"", "find \"((artist == 'Beta'))\" window 0:1",
+                    "find \"(title == \\\"Allegro \\\\\\\"quoted\\\\\\\"\\\")\"", "find \"(Artist == \\\"foo\\\\'bar\\\\\\\"\\\")\"",
+                    "count artist Beta \"(track == '1')\"", "count \"(artist == 'x')\" \"(album == 'y')\"",
+                ]),
+            .exchange(
+                "expression errors",
+                [
+                    "find \"(\"", "find \"()\"", "find \"(artist)\"", "find \"(artist ==)\"", "find \"(artist == x)\"",
+                    "find \"(artist == 'x\"", "find \"(artist == 'x')x\"", "find \"(artist == 'x'\"", "find \"(!artist == 'x')\"",
+                    "find \"((artist == 'x') and (album == 'y'))\"", "find \"((artist == 'x') (album == 'y'))\"",
+                    "find \"(base == 'x')\"", "count \"(prio >= 1)\"", "count \"(artist starts_with 'A')\"",
+                    "count \"(artist == 'a' OR title == 'b')\"", "count \"(track == '1')\" artist",
+                ]),
+            .exchange(
+                "sort and window",
+                [
+                    "find artist Beta sort title", "find artist Beta sort -title", "find artist Beta sort Track",
+                    "find artist Beta sort -Last-Modified window 0:1", "find artist Beta sort bogus", "find artist Beta sort any",
+                    "find artist Beta window 0:1 sort title", "find artist Beta sort title window 0:1",
+                    "find artist Beta window 5", "find artist Beta window 1:", "find artist Beta window -1",
+                    "find artist Beta window 2:1", "find artist Beta window x", "search any a sort Album window 2:4",
+                ]),
+        ])
+    }
+
+    func testCountAndList() throws {
+        try harness().compare([
+            .exchange(
+                "count",
+                [
+                    "count group artist", "count group album", "count group date", "count \"(genre == 'Rock')\" group album",
+                    "count \"(artist == 'Beta')\" group genre", "count artist x group", "count artist x group bogus",
+                    "count group artist group album", "count artist Beta window 0:1", "count \"\"",
+                ]),
+            .exchange(
+                "list",
+                [
+                    "list Album", "list Artist", "list date", "list track", "list AlbumArtist", "list albumartistsort",
+                    "list genre group date", "list Album group Artist group Date", "list album group albumartist",
+                    "list Artist group AlbumArtist", "list Album artist Beta", "list Album artist Beta group date",
+                    "list album Beta", "list album \"\"", "list artist Beta", "list album \"(artist == 'Beta')\"",
+                    "list album \"(artist == 'Beta')\" group date", "list file", "list bogus", "list any",
+                    "list album group bogus", "list album group", "list album window 0:1", "list \"(artist == 'Beta')\"",
+                ]),
+        ])
+    }
+
+    func testPicturesAndComments() throws {
+        try harness().compare([
+            .exchange(
+                "pictures",
+                [
+                    "albumart \"Alpha Band/First Light/01 - Dawn.flac\" 0", "albumart \"Alpha Band/First Light/01 - Dawn.flac\" 73",
+                    "albumart \"Alpha Band/First Light/01 - Dawn.flac\" 74", "albumart untagged.wav 0", "albumart nosuch 0",
+                    "albumart \"Alpha Band/First Light/cover.png\" 0", "albumart \"Alpha Band/First Light/01 - Dawn.flac\" x",
+                    "readpicture \"Alpha Band/First Light/01 - Dawn.flac\" 0", "readpicture \"Alpha Band/First Light/02 - Noon.mp3\" 0",
+                    "readpicture \"Alpha Band/First Light/01 - Dawn.flac\" 90", "readpicture untagged.wav 0",
+                    "readpicture nosuch 0", "binarylimit 64", "albumart \"Alpha Band/First Light/01 - Dawn.flac\" 0",
+                    "albumart \"Alpha Band/First Light/01 - Dawn.flac\" 64", "readpicture \"Alpha Band/First Light/01 - Dawn.flac\" 64",
+                ]),
+            .exchange(
+                "comments",
+                [
+                    "readcomments \"Alpha Band/First Light/01 - Dawn.flac\"", "readcomments \"Alpha Band/Second Wind/01 - Ёлка.ogg\"",
+                    "readcomments \"Alpha Band/First Light/02 - Noon.mp3\"", "readcomments \"Alpha Band/First Light/03 - Dusk.wav\"",
+                    "readcomments nosuch",
+                ]),
+        ])
+    }
+}
