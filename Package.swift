@@ -75,7 +75,10 @@ let package = Package(
         .testTarget(name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",
-            dependencies: ["NimbusServer", "NimbusCore", "NimbusProtocol", "NimbusSupport", "TestSupport"],
+            dependencies: [
+                "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusProtocol",
+                "NimbusSupport", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "TestSupport"],

@@ -25,6 +25,7 @@ public struct LocalStorage: Storage {
     public func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry] {
         guard StoragePath.isSafe(directory) else { throw StorageError(.outsideRoot, "Bad path: \(directory)") }
         let path = localPath(directory)!
+        try checkInside(path)
         guard let handle = opendir(path) else {
             let kind: StorageError.Kind = errno == ENOENT ? .notFound : errno == ENOTDIR ? .notADirectory : .io
             throw StorageError(kind, "Failed to open directory \"\(path)\": \(String(cString: strerror(errno)))")
@@ -94,7 +95,20 @@ public struct LocalStorage: Storage {
         } catch {
             throw error as! InputError
         }
+        do {
+            try checkInside(localPath(path)!)
+        } catch {
+            throw InputError("\(path): \(error.message)")
+        }
         return try FileInputStream(path: localPath(path)!, uri: path)
+    }
+
+    /// Refuses paths that resolve (through symbolic links anywhere along them) outside the root.
+    private func checkInside(_ path: String) throws(StorageError) {
+        guard !followOutsideSymlinks, let resolved = Self.realPath(path) else { return }
+        guard resolved == canonicalRoot || resolved.hasPrefix(canonicalRoot + "/") else {
+            throw StorageError(.outsideRoot, "symbolic link leads outside the music directory")
+        }
     }
 
     private static func realPath(_ path: String) -> String? {

@@ -15,7 +15,7 @@ final class CommandTableTests: XCTestCase {
             XCTAssertEqual(try c.request("channels"), ["channel: news", "OK"])
         },
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
-        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: binarylimit") },
+        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: albumart") },
         "config": { s, _ in
             XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: /srv/music", "OK"])
         },
@@ -31,6 +31,26 @@ final class CommandTableTests: XCTestCase {
         "notcommands": { _, c in XCTAssertEqual(try c.request("notcommands"), ["OK"]) },
         "password": { _, c in XCTAssertEqual(try c.request("password nope"), ["ACK [3@0] {password} incorrect password"]) },
         "ping": { _, c in XCTAssertEqual(try c.request("ping"), ["OK"]) },
+        "lsinfo": { _, c in XCTAssertEqual(try c.request("lsinfo \"Alpha Band\"").first, "directory: Alpha Band/First Light") },
+        "listall": { _, c in XCTAssertEqual(try c.request("listall Beta").count, 6) },
+        "listallinfo": { _, c in XCTAssertTrue(try c.request("listallinfo Beta").contains("Title: Gamma Ray")) },
+        "listfiles": { _, c in XCTAssertTrue(try c.request("listfiles \"Alpha Band/First Light\"").contains("file: cover.png")) },
+        "find": { _, c in XCTAssertEqual(try c.request("find title Dusk").first, "file: Alpha Band/First Light/03 - Dusk.wav") },
+        "search": { _, c in XCTAssertEqual(try c.request("search title dusk").first, "file: Alpha Band/First Light/03 - Dusk.wav") },
+        "count": { _, c in XCTAssertEqual(try c.request("count artist Beta"), ["songs: 3", "playtime: 6", "OK"]) },
+        "list": { _, c in XCTAssertEqual(try c.request("list album artist Beta"), ["Album: Beta Sides", "OK"]) },
+        "update": { s, c in
+            try c.send("idle update\n")
+            let other = try s.connect()
+            XCTAssertEqual(try other.request("update Beta"), ["updating_db: 2", "OK"])
+            XCTAssertEqual(try c.readResponse(), ["changed: update", "OK"])
+        },
+        "rescan": { _, c in XCTAssertEqual(try c.request("rescan"), ["updating_db: 2", "OK"]) },
+        "albumart": { _, c in XCTAssertEqual(try c.request("albumart \"Alpha Band/First Light/x.flac\" 80"), ["ACK [2@0] {albumart} Offset too large"]) },
+        "readpicture": { _, c in XCTAssertEqual(try c.request("readpicture untagged.wav 0"), ["OK"]) },
+        "readcomments": { _, c in
+            XCTAssertEqual(try c.request("readcomments \"Alpha Band/Second Wind/02 - Café.ogg\"").first, "ARTIST: Alpha Band")
+        },
         "readmessages": { _, c in
             XCTAssertEqual(try c.request("subscribe me"), ["OK"])
             XCTAssertEqual(try c.request("sendmessage me hi"), ["OK"])
@@ -42,7 +62,8 @@ final class CommandTableTests: XCTestCase {
         },
         "stats": { _, c in
             let lines = try c.request("stats")
-            XCTAssertEqual(lines.map { $0.split(separator: ":")[0] }, ["uptime", "playtime", "artists", "albums", "songs", "db_playtime", "OK"])
+            XCTAssertEqual(lines.map { $0.split(separator: ":")[0] }, ["uptime", "playtime", "artists", "albums", "songs", "db_playtime", "db_update", "OK"])
+            XCTAssertTrue(lines.contains("songs: 12"))
         },
         "status": { _, c in
             XCTAssertEqual(
@@ -77,14 +98,15 @@ final class CommandTableTests: XCTestCase {
     func testEveryCommandHasACheckAndItPasses() throws {
         let names = CommandTable.standard.commands.map(\.name)
         XCTAssertEqual(Set(Self.checks.keys), Set(names))
+        let music = try Fixtures.library()
         for name in names {
-            let server = try TestServer()
+            let server = try TestServer(musicDirectory: music)
             try Self.checks[name]?(server, try server.connect())
         }
     }
 
     func testCommandsListsExactlyTheTable() throws {
-        let server = try TestServer()
+        let server = try TestServer(musicDirectory: try Fixtures.library())
         let listed = try server.connect().request("commands").dropLast().map { String($0.dropFirst("command: ".count)) }
         XCTAssertEqual(listed, CommandTable.standard.commands.map(\.name))
     }

@@ -1,6 +1,9 @@
 import Foundation
 import NimbusCore
+import NimbusDecoder
+import NimbusLibrary
 import NimbusModel
+import NimbusStorage
 import NimbusServer
 import NimbusSupport
 import TestSupport
@@ -14,7 +17,8 @@ final class TestServer: @unchecked Sendable {
     let directory: TemporaryDirectory
     var socketPath: String { directory.file("socket") }
 
-    init(_ configure: (inout ServerSettings) -> Void = { _ in }) throws {
+    /// `musicDirectory`: serve a library of that folder (scanned before init returns).
+    init(musicDirectory: String? = nil, _ configure: (inout ServerSettings) -> Void = { _ in }) throws {
         let directory = TemporaryDirectory("nimbus-server")
         var settings = ServerSettings(bindAddresses: ["127.0.0.1", directory.file("socket")], port: 0)
         settings.musicDirectory = "/srv/music"
@@ -26,12 +30,23 @@ final class TestServer: @unchecked Sendable {
                 settings: frozen, logger: .silent, idle: IdleBus(reactor: CoreActor.loop.reactor))
             context.decoders = [DecoderDescription(name: "flac", suffixes: ["flac"], mimeTypes: ["audio/flac"])]
             context.urlSchemes = ["http://", "https://"]
+            if let musicDirectory {
+                let library = MusicLibrary(
+                    storage: LocalStorage(root: musicDirectory), registry: .standard, musicDirectory: musicDirectory,
+                    databasePath: nil, logger: .silent)
+                library.onEvents = { context.idle.emit($0) }
+                context.library = library
+                try library.update("")
+            }
             let server = Server(context: context)
             try server.start()
             return server
         }
         let server = self.server
         port = try onCore { server.boundTCPPort! }
+        if musicDirectory != nil {
+            _ = waitUntil { (try? onCore { server.context.library?.updatingJobID == nil }) == true }
+        }
     }
 
     deinit {

@@ -4,7 +4,9 @@ import Glibc
 /// A daemon under test running as a real child process: nimbusd from this build, or Debian's
 /// mpd as the reference. Ready once it greets on its TCP port.
 public final class ServerProcess {
-    public let process = Process()
+    public private(set) var process = Process()
+    private var launchArguments: [String] = []
+    private var launchExecutable = ""
     public let port: Int
     public let directory: TemporaryDirectory
     public let configPath: String
@@ -69,20 +71,35 @@ public final class ServerProcess {
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let arguments = ["--no-daemon"] + extraArguments + [configPath]
         if let cpu {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-            process.arguments = ["-c", String(cpu), kind.executable] + arguments
+            launchExecutable = "/usr/bin/taskset"
+            launchArguments = ["-c", String(cpu), kind.executable] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: kind.executable)
-            process.arguments = arguments
+            launchExecutable = kind.executable
+            launchArguments = arguments
         }
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: outputPath)
+        try launch(waitForReady: waitForReady)
+    }
+
+    private func launch(waitForReady: Bool) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: launchExecutable)
+        process.arguments = launchArguments
+        let output = FileHandle(forWritingAtPath: outputPath)
+        output?.seekToEndOfFile()
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         if waitForReady {
-            guard waitUntil({ (try? LineClient.connected(.tcp(host: "127.0.0.1", port: port))) != nil || !process.isRunning })
-            else { throw LineClient.Failure(description: "\(kind) did not start: \(output)") }
-            guard process.isRunning else { throw LineClient.Failure(description: "\(kind) exited: \(output)") }
+            guard waitUntil({ (try? LineClient.connected(.tcp(host: "127.0.0.1", port: self.port))) != nil || !self.process.isRunning })
+            else { throw LineClient.Failure(description: "daemon did not start: \(self.output)") }
+            guard process.isRunning else { throw LineClient.Failure(description: "daemon exited: \(self.output)") }
         }
+    }
+
+    /// Starts the daemon again with the same config, port and files (after stop or a kill).
+    public func restart() throws {
+        stop()
+        try launch(waitForReady: true)
     }
 
     deinit { stop() }
