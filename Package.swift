@@ -84,6 +84,10 @@ let package = Package(
             name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
+            name: "NimbusLibraryTests",
+            dependencies: ["NimbusLibrary", "NimbusProtocol", "NimbusModel", "NimbusStorage", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "BindingsTests",
             dependencies: ["CCurl", "CMpg123", "CVorbis", "CFLAC", "CALSA", "CSQLite", "TestSupport"],
             swiftSettings: strict),

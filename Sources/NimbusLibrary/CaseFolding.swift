@@ -11,31 +11,54 @@ enum CaseFolding {
 
     /// `haystack` folded equals `foldedNeedle`.
     static func equals(_ haystack: String, foldedNeedle: String, needleIsASCII: Bool) -> Bool {
-        if needleIsASCII, isASCII(haystack) {
-            return haystack.utf8.count == foldedNeedle.utf8.count
-                && zip(haystack.utf8, foldedNeedle.utf8).allSatisfy { lower($0) == $1 }
+        if needleIsASCII {
+            var haystack = haystack
+            var needle = foldedNeedle
+            let result: Bool? = haystack.withUTF8 { text in
+                needle.withUTF8 { pattern in
+                    guard !text.contains(where: { $0 >= 0x80 }) else { return nil }
+                    return text.count == pattern.count && zip(text, pattern).allSatisfy { lower($0) == $1 }
+                }
+            }
+            if let result { return result }
         }
         return fold(haystack) == foldedNeedle
     }
 
-    /// `foldedNeedle` occurs in `haystack` folded.
+    /// `foldedNeedle` occurs in `haystack` folded. The ASCII path works on the UTF-8 bytes in
+    /// place: `search any` runs it for every tag value of every song.
     static func contains(_ haystack: String, foldedNeedle: String, needleIsASCII: Bool) -> Bool {
         if foldedNeedle.isEmpty { return true }
-        if needleIsASCII, isASCII(haystack) {
-            return asciiContains(Array(haystack.utf8), Array(foldedNeedle.utf8))
+        if needleIsASCII {
+            var haystack = haystack
+            var needle = foldedNeedle
+            let result: Bool? = haystack.withUTF8 { text in
+                needle.withUTF8 { pattern in asciiContains(text, pattern) }
+            }
+            if let result { return result }
         }
         return fold(haystack).contains(foldedNeedle)
     }
 
-    private static func asciiContains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard needle.count <= haystack.count else { return false }
-        outer: for start in 0...(haystack.count - needle.count) {
-            for offset in 0..<needle.count where lower(haystack[start + offset]) != needle[offset] {
-                continue outer
+    /// nil when `text` is not ASCII (the caller then folds properly).
+    private static func asciiContains(_ text: UnsafeBufferPointer<UInt8>, _ pattern: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var found = false
+        let first = pattern[0]
+        if text.count >= pattern.count {
+            outer: for start in 0...(text.count - pattern.count) {
+                let byte = text[start]
+                if byte >= 0x80 { return nil }
+                guard !found, lower(byte) == first else { continue }
+                for offset in 1..<pattern.count where lower(text[start + offset]) != pattern[offset] {
+                    continue outer
+                }
+                found = true
             }
-            return true
+            for index in (text.count - pattern.count + 1)..<text.count where text[index] >= 0x80 { return nil }
+        } else if text.contains(where: { $0 >= 0x80 }) {
+            return nil
         }
-        return false
+        return found
     }
 
     @inline(__always) private static func lower(_ byte: UInt8) -> UInt8 {

@@ -9,18 +9,25 @@ public enum LibraryError: Error, Equatable {
 }
 
 /// A SongFilter prepared for matching many songs: needles folded once, regexes compiled once.
+///
+/// The tree is made of final classes whose fields are read in place, so matching a song costs
+/// no copies of filter payloads (an indirect enum retained its boxes on every song).
 public final class FilterEvaluator {
-    private indirect enum Node {
-        case tag(TagType?, Matcher, negated: Bool)
-        case uri(Matcher, negated: Bool)
-        case base(String)
-        case modifiedSince(Int64)
-        case audioFormat(AudioFormatPattern)
-        case not(Node)
-        case and([Node])
+    private final class Node {
+        enum Kind { case tag, uri, base, modifiedSince, audioFormat, not, and }
+        let kind: Kind
+        var tagType: TagType?
+        var matcher: Matcher?
+        var negated = false
+        var directory = ""
+        var time: Int64 = 0
+        var pattern: AudioFormatPattern?
+        var children: [Node] = []
+
+        init(_ kind: Kind) { self.kind = kind }
     }
 
-    private struct Matcher {
+    private final class Matcher {
         let match: StringMatch
         let needle: String
         let needleIsASCII: Bool
@@ -66,64 +73,95 @@ public final class FilterEvaluator {
 
     private static func compile(_ filter: SongFilter) throws(LibraryError) -> Node {
         switch filter {
-        case .tag(let type, let match, let negated): return .tag(type, try Matcher(match), negated: negated)
-        case .uri(let match, let negated): return .uri(try Matcher(match), negated: negated)
-        case .base(let directory): return .base(directory)
-        case .modifiedSince(let time): return .modifiedSince(time)
-        case .audioFormat(let pattern): return .audioFormat(pattern)
-        case .not(let inner): return .not(try compile(inner))
+        case .tag(let type, let match, let negated):
+            let node = Node(.tag)
+            node.tagType = type
+            node.matcher = try Matcher(match)
+            node.negated = negated
+            return node
+        case .uri(let match, let negated):
+            let node = Node(.uri)
+            node.matcher = try Matcher(match)
+            node.negated = negated
+            return node
+        case .base(let directory):
+            let node = Node(.base)
+            node.directory = directory
+            return node
+        case .modifiedSince(let time):
+            let node = Node(.modifiedSince)
+            node.time = time
+            return node
+        case .audioFormat(let pattern):
+            let node = Node(.audioFormat)
+            node.pattern = pattern
+            return node
+        case .not(let inner):
+            let node = Node(.not)
+            node.children = [try compile(inner)]
+            return node
         case .and(let filters):
-            var nodes: [Node] = []
-            for filter in filters { nodes.append(try compile(filter)) }
-            return .and(nodes)
+            let node = Node(.and)
+            for filter in filters { node.children.append(try compile(filter)) }
+            return node
         }
     }
 
     public func matches(_ song: Song) -> Bool {
-        Self.matches(root, uri: song.uri, tag: song.tag, modified: song.lastModified, format: song.format)
+        Self.matches(root, uri: song.uri, directory: nil, tag: song.tag, modified: song.lastModified, format: song.format)
     }
 
     public func matches(_ song: LibrarySong, in directory: String) -> Bool {
-        Self.matches(
-            root, uri: StoragePath.join(directory, song.name), tag: song.tag, modified: song.modified, format: song.format)
+        Self.matches(root, uri: song.name, directory: directory, tag: song.tag, modified: song.modified, format: song.format)
     }
 
-    private static func matches(_ node: Node, uri: @autoclosure () -> String, tag: Tag, modified: Int64?, format: AudioFormat?)
-        -> Bool
-    {
-        switch node {
-        case .tag(let type, let matcher, let negated):
-            return matchesTag(type, matcher, tag) != negated
-        case .uri(let matcher, let negated):
-            return matcher.matches(uri()) != negated
-        case .base(let directory):
-            let path = uri()
-            return path.hasPrefix(directory) && (path.utf8.count == directory.utf8.count || path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/"))
-        case .modifiedSince(let time):
-            return (modified ?? 0) >= time
-        case .audioFormat(let pattern):
-            return format.map(pattern.matches) ?? false
-        case .not(let inner):
-            return !matches(inner, uri: uri(), tag: tag, modified: modified, format: format)
-        case .and(let nodes):
-            let path = uri()
-            return nodes.allSatisfy { matches($0, uri: path, tag: tag, modified: modified, format: format) }
+    /// `uri` is the full URI when `directory` is nil, else the name within `directory`; the
+    /// join happens only for the rare nodes that need it.
+    private static func matches(
+        _ node: Node, uri: String, directory: String?, tag: borrowing Tag, modified: Int64?, format: AudioFormat?
+    ) -> Bool {
+        switch node.kind {
+        case .tag:
+            return matchesTag(node.tagType, node.matcher!, tag) != node.negated
+        case .uri:
+            return node.matcher!.matches(directory.map { StoragePath.join($0, uri) } ?? uri) != node.negated
+        case .base:
+            let path = directory.map { StoragePath.join($0, uri) } ?? uri
+            let base = node.directory
+            return path.hasPrefix(base)
+                && (path.utf8.count == base.utf8.count || path.utf8.dropFirst(base.utf8.count).first == UInt8(ascii: "/"))
+        case .modifiedSince:
+            return (modified ?? 0) >= node.time
+        case .audioFormat:
+            return format.map(node.pattern!.matches) ?? false
+        case .not:
+            return !matches(node.children[0], uri: uri, directory: directory, tag: tag, modified: modified, format: format)
+        case .and:
+            for child in node.children
+            where !matches(child, uri: uri, directory: directory, tag: tag, modified: modified, format: format) {
+                return false
+            }
+            return true
         }
     }
 
     /// MPD's TagSongFilter: any value of the type (any type for nil) matches; a song without
     /// the tag matches an empty value; AlbumArtist falls back to Artist.
-    private static func matchesTag(_ type: TagType?, _ matcher: Matcher, _ tag: Tag) -> Bool {
-        var visited = false
-        for item in tag.items where type == nil || item.type == type {
-            visited = true
-            if matcher.matches(item.value) { return true }
+    private static func matchesTag(_ type: TagType?, _ matcher: Matcher, _ tag: borrowing Tag) -> Bool {
+        tag.items.withUnsafeBufferPointer { items in
+            var visited = false
+            for index in items.indices where type == nil || items[index].type == type {
+                visited = true
+                if matcher.matches(items[index].value) { return true }
+            }
+            guard let type, !visited else { return false }
+            if matcher.isEmpty { return true }
+            if type == .albumArtist {
+                for index in items.indices where items[index].type == .artist && matcher.matches(items[index].value) {
+                    return true
+                }
+            }
+            return false
         }
-        guard let type, !visited else { return false }
-        if matcher.isEmpty { return true }
-        if type == .albumArtist {
-            return tag.items.contains { $0.type == .artist && matcher.matches($0.value) }
-        }
-        return false
     }
 }

@@ -4,17 +4,31 @@ import NimbusStorage
 
 /// A song as the database keeps it: its file name within its directory plus what the scan
 /// found. The full URI is the directory path joined with the name.
-public struct LibrarySong: Sendable, Hashable {
-    public var name: String
-    public var modified: Int64
-    public var format: AudioFormat?
-    public var tag: Tag
+///
+/// Immutable and a class on purpose: queries walk every song, and handing a reference along
+/// costs one retain where copying the struct retained each string and array inside it; an
+/// update that keeps a song keeps the same object, so comparing trees short-cuts on identity.
+public final class LibrarySong: Sendable, Hashable {
+    public let name: String
+    public let modified: Int64
+    public let format: AudioFormat?
+    public let tag: Tag
 
     public init(name: String, modified: Int64, format: AudioFormat?, tag: Tag) {
         self.name = name
         self.modified = modified
         self.format = format
         self.tag = tag
+    }
+
+    public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
+        lhs === rhs
+            || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.format == rhs.format && lhs.tag == rhs.tag)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(modified)
     }
 
     public func song(in directory: String) -> Song {

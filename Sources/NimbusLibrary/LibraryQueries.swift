@@ -14,7 +14,7 @@ public enum SortOrder: Sendable, Equatable {
                 descending ? (lhs.lastModified ?? 0) > (rhs.lastModified ?? 0) : (lhs.lastModified ?? 0) < (rhs.lastModified ?? 0)
             }
         case .tag(let type, let descending):
-            let keys = songs.map { $0.tag.valuesWithFallback(type).first ?? "" }
+            let keys = songs.map { $0.tag.firstWithFallback(type) ?? "" }
             var indices = Array(songs.indices)
             stableSort(&indices) { lhs, rhs in
                 let (a, b) = descending ? (keys[rhs], keys[lhs]) : (keys[lhs], keys[rhs])
@@ -65,9 +65,11 @@ extension Database {
     ) throws(LibraryError) {
         guard let start = root.directory(at: base) else { throw .noSuchDirectory }
         var stop = false
-        func walk(_ directory: LibraryDirectory, _ path: String) {
-            for song in directory.songs where !stop {
-                if filter?.matches(song, in: path) ?? true, !body(path, song) { stop = true }
+        func walk(_ directory: borrowing LibraryDirectory, _ path: String) {
+            directory.songs.withUnsafeBufferPointer { songs in
+                for index in songs.indices where !stop {
+                    if filter?.matches(songs[index], in: path) ?? true, !body(path, songs[index]) { stop = true }
+                }
             }
             for child in directory.directories where !stop { walk(child, StoragePath.join(path, child.name)) }
         }
@@ -108,10 +110,13 @@ extension Database {
         try visitSongs(matching: filter, base: filter?.base ?? "") { _, song in
             let duration = song.tag.duration ?? 0
             if let group {
-                let values = song.tag.valuesWithFallback(group)
-                for value in values.isEmpty ? [""] : values {
+                let found = song.tag.forEachValue(withFallback: group) { value in
                     groups[value, default: Count()].songs += 1
                     groups[value, default: Count()].playtime += duration
+                }
+                if !found {
+                    groups["", default: Count()].songs += 1
+                    groups["", default: Count()].playtime += duration
                 }
             } else {
                 total.songs += 1
@@ -127,8 +132,24 @@ extension Database {
     /// the listed tag last), each level sorted by bytes, as MPD's RecursiveMap prints them.
     public func uniqueValues(_ types: [TagType], matching filter: FilterEvaluator?) throws(LibraryError) -> ValueTree {
         var tree = ValueTree()
+        // Songs of one album sit together and usually share every listed value, so a song
+        // whose single values equal the previous song's adds nothing and skips the hashing.
+        var previous: [String] = []
         try visitSongs(matching: filter, base: filter?.base ?? "") { _, song in
+            if previous.count == types.count,
+                types.indices.allSatisfy({ song.tag.singleValue(withFallback: types[$0]) == previous[$0] })
+            {
+                return true
+            }
             tree.insert(song.tag, types: types[...])
+            previous.removeAll(keepingCapacity: true)
+            for type in types {
+                guard let value = song.tag.singleValue(withFallback: type) else {
+                    previous.removeAll()
+                    break
+                }
+                previous.append(value)
+            }
             return true
         }
         return tree
@@ -151,10 +172,11 @@ public struct ValueTree: Sendable {
 
     mutating func insert(_ tag: Tag, types: ArraySlice<TagType>) {
         guard let type = types.first else { return }
-        let values = tag.valuesWithFallback(type)
-        for value in values.isEmpty ? [""] : values {
-            children[value, default: ValueTree()].insert(tag, types: types.dropFirst())
+        let rest = types.dropFirst()
+        let found = tag.forEachValue(withFallback: type) { value in
+            children[value, default: ValueTree()].insert(tag, types: rest)
         }
+        if !found { children["", default: ValueTree()].insert(tag, types: rest) }
     }
 
     public var sortedKeys: [String] { children.keys.sorted(by: Collation.bytePrecedes) }

@@ -34,8 +34,10 @@ public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
     /// Tags MPD consults, in order, when a song lacks this one (src/tag/Fallback.hxx):
     /// AlbumArtistSort → AlbumArtist → ArtistSort → Artist; AlbumArtist, ArtistSort → Artist;
     /// AlbumSort → Album.
-    public var fallbacks: [TagType] {
-        switch self {
+    public var fallbacks: [TagType] { Self.fallbackTable[Int(rawValue)] }
+
+    private static let fallbackTable: [[TagType]] = allCases.map { type in
+        switch type {
         case .albumArtistSort: return [.albumArtist, .artistSort, .artist]
         case .albumArtist, .artistSort: return [.artist]
         case .albumSort: return [.album]

@@ -7,6 +7,11 @@ final class DaemonPair {
     let nimbus: ServerProcess
     let mpd: ServerProcess
 
+    init(nimbus: ServerProcess, mpd: ServerProcess) {
+        self.nimbus = nimbus
+        self.mpd = mpd
+    }
+
     /// Both daemons share core 1; `make bench` runs this process on core 0, so every round trip
     /// crosses cores the same way for both (left to the scheduler, runs differed threefold).
     init(config: String = "max_connections \"200\"") throws {

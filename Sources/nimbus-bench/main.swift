@@ -8,11 +8,23 @@ let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
 var report = BenchReport()
 
+let sections = Set(arguments.filter { !$0.hasPrefix("-") })
+func wanted(_ name: String) -> Bool { sections.isEmpty || sections.contains(name) }
+var notes: [String] = []
+
 do {
-    let pair = try DaemonPair()
-    ProtocolBenchmarks(pair: pair, quick: quick).run(into: &report)
+    if wanted("protocol") {
+        ProtocolBenchmarks(pair: try DaemonPair(), quick: quick).run(into: &report)
+    }
+    if wanted("library") {
+        try LibraryBenchmarks(tracks: quick ? 1000 : 5000, quick: quick).run(into: &report)
+    }
+    if wanted("large") && !quick {
+        notes += try LargeLibraryBenchmark(tracks: 50_000).run()
+    }
 } catch {
     FileHandle.standardError.write(Data("nimbus-bench: \(error)\n".utf8))
     exit(1)
 }
 report.print()
+for note in notes { print(note) }

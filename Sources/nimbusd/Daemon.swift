@@ -11,6 +11,9 @@ import NimbusSupport
 /// The composition root: builds every service from the configuration and wires them together.
 @CoreActor
 final class Daemon {
+    /// The running daemon, for signal handlers that may fire before start-up finished.
+    static var current: Daemon?
+
     let configuration: DaemonConfiguration
     let logger: Logger
     let server: Server

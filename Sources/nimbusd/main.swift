@@ -57,15 +57,19 @@ for warning in configuration.warnings { logger.warning("config: \(warning)") }
 
 let startup = DispatchSemaphore(value: 0)
 let finalConfiguration = configuration
+SignalHandlers.install { name in
+    Task { @CoreActor in
+        guard let daemon = Daemon.current else { exit(0) }
+        daemon.shutdown(reason: name)
+    }
+}
 Task { @CoreActor in
     let daemon = Daemon(configuration: finalConfiguration, logger: logger)
+    Daemon.current = daemon
     do {
         try daemon.start()
     } catch {
         fail(String(describing: error))
-    }
-    SignalHandlers.install { name in
-        Task { @CoreActor in daemon.shutdown(reason: name) }
     }
     startup.signal()
 }

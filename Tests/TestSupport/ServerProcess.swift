@@ -132,10 +132,17 @@ public final class ServerProcess {
     }
 
     /// Sends SIGTERM and waits for exit; returns the exit status.
+    /// A daemon that ignores the signal for 10 seconds is killed (status -1), so a shutdown bug
+    /// fails the test instead of hanging the suite.
     @discardableResult
     public func stop(signal number: Int32 = SIGTERM) -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, number)
+        if !waitUntil(timeout: 10, { !self.process.isRunning }) {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
