@@ -42,7 +42,7 @@ let package = Package(
             swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(
-            name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport"],
+            name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),

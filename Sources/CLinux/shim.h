@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <netinet/tcp.h>
+#include <sys/inotify.h>
 
 // accept4 is only declared under _GNU_SOURCE, which would change the layout of shared system
 // types (fd_set) seen by the other C modules; declare the one function instead.

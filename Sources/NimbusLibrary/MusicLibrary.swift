@@ -51,6 +51,7 @@ public final class MusicLibrary {
     /// case the caller starts a full update as MPD does.
     public func load() -> Bool {
         guard let databasePath else { return false }
+        removeStaleTemporaryFiles(of: databasePath)
         do {
             guard let bytes = try AtomicFile.read(databasePath) else { return false }
             let (header, loaded) = try DatabaseCodec.decode(bytes)
@@ -64,6 +65,15 @@ public final class MusicLibrary {
         } catch {
             logger.error("Failed to load the database \"\(databasePath)\": \(error); rebuilding it")
             return false
+        }
+    }
+
+    /// A crash during a save leaves `database.tmp.PID` behind; the real file is intact.
+    private func removeStaleTemporaryFiles(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".tmp."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
         }
     }
 

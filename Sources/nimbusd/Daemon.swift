@@ -18,6 +18,7 @@ final class Daemon {
     let logger: Logger
     let server: Server
     let library: MusicLibrary
+    private var watcher: LibraryWatcher?
     private var stopped = false
 
     init(configuration: DaemonConfiguration, logger: Logger) {
@@ -33,6 +34,7 @@ final class Daemon {
             registry: registry, musicDirectory: configuration.musicDirectory, databasePath: configuration.databaseFile,
             logger: logger.domain("update"))
         library.onEvents = { idle.emit($0) }
+        library.onInstalled = { [unowned self] _ in self.watcher?.refresh() }
         context.library = library
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }
@@ -49,6 +51,11 @@ final class Daemon {
             } else {
                 logger.warning("music directory \"\(configuration.musicDirectory)\" does not exist")
             }
+        }
+        if configuration.autoUpdate {
+            watcher = LibraryWatcher(
+                library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
+                logger: logger.domain("inotify"))
         }
         try server.start()
         logger.notice("Nimbus \(Version.string) ready; protocol 0.23.5")

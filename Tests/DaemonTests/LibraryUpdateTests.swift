@@ -112,3 +112,23 @@ final class LibraryUpdateTests: XCTestCase {
         XCTAssertEqual(try client.request("albumart ../../etc/passwd 0"), ["ACK [50@0] {albumart} No file exists"])
     }
 }
+
+final class AutoUpdateTests: XCTestCase {
+    func testNewAndRemovedFilesAreNoticedWithoutAnUpdateCommand() throws {
+        let work = TemporaryDirectory()
+        let music = try Fixtures.freshLibrary(in: work.path)
+        let daemon = try ServerProcess(.nimbus, config: "auto_update \"yes\"", musicDirectory: music)
+        try daemon.waitForDatabase(songs: 12)
+        let watcher = try daemon.connect()
+        try watcher.send("idle database\n")
+        try FileManager.default.createDirectory(atPath: music + "/Fresh", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: music + "/untagged.wav", toPath: music + "/Fresh/new.wav")
+        XCTAssertEqual(try watcher.readResponse(), ["changed: database", "OK"])
+        try daemon.waitForDatabase(songs: 13)
+        try watcher.send("idle database\n")
+        try FileManager.default.removeItem(atPath: music + "/Beta/Beta Sides/02 - Old Tag.mp3")
+        XCTAssertEqual(try watcher.readResponse(), ["changed: database", "OK"])
+        try daemon.waitForDatabase(songs: 12)
+        XCTAssertEqual(try daemon.connect().request("lsinfo Fresh/new.wav").first, "file: Fresh/new.wav")
+    }
+}
