@@ -48,6 +48,8 @@ public protocol DecoderPlugin: Sendable {
     var suffixes: [String] { get }
     var mimeTypes: [String] { get }
     func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult
+    /// Opens the stream for playback.
+    func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder
 }
 
 /// The plugins in priority order, handed in by the daemon (never discovered by reflection).
