@@ -44,6 +44,14 @@ let package = Package(
         .target(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
+        // Sound sinks: ALSA, null (paced), fifo; format conversion and software volume.
+        .target(name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA"], swiftSettings: strict),
+        // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
+        .target(
+            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusOutput", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
+        // The queue and its play order: pure values.
+        .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Server-wide state that is not protocol: idle bus, client-to-client channels.
@@ -86,6 +94,10 @@ let package = Package(
         .testTarget(
             name: "NimbusLibraryTests",
             dependencies: ["NimbusLibrary", "NimbusProtocol", "NimbusModel", "NimbusStorage", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "NimbusPlayerTests",
+            dependencies: ["NimbusPlayer", "NimbusDecoder", "NimbusOutput", "NimbusInput", "NimbusModel", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "BindingsTests",

@@ -1,0 +1,75 @@
+import Glibc
+import NimbusModel
+
+/// Raw PCM into a named pipe, e.g. for snapserver's `pipe://` source (multi-room). As in
+/// MPD: the FIFO is created if missing and also opened for reading by us, so writes never fail
+/// while no reader is attached; writing is paced at real time by a clock, and when a reader is
+/// too slow (or absent) the stale data in the pipe is discarded rather than stalling playback.
+public final class FifoOutput: AudioOutput {
+    private let path: String
+    private var writer: Int32 = -1
+    private var keeper: Int32 = -1
+    private var createdFifo = false
+    private let clock = NullOutput(paced: true)
+
+    public init(path: String) { self.path = path }
+
+    public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard mkfifo(path, 0o666) == 0 else { throw OutputError("Failed to create FIFO \"\(path)\": \(String(cString: strerror(errno)))") }
+            createdFifo = true
+        } else if (info.st_mode & S_IFMT) != S_IFIFO {
+            throw OutputError("\"\(path)\" exists and is not a FIFO")
+        }
+        keeper = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        writer = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard writer >= 0 else {
+            close()
+            throw OutputError("Failed to open FIFO \"\(path)\": \(String(cString: strerror(errno)))")
+        }
+        return try clock.open(format)
+    }
+
+    public func play(_ pcm: UnsafeRawBufferPointer) throws(OutputError) {
+        try clock.play(pcm)
+        var offset = 0
+        while offset < pcm.count {
+            let written = write(writer, pcm.baseAddress! + offset, pcm.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    cancel()
+                    continue
+                }
+                throw OutputError("Failed to write to FIFO \"\(path)\": \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    public func drain() {}
+
+    /// Empties what no reader has taken yet, so a seek is heard at once.
+    public func cancel() {
+        guard keeper >= 0 else { return }
+        var scratch = [UInt8](repeating: 0, count: 16384)
+        while scratch.withUnsafeMutableBytes({ read(keeper, $0.baseAddress!, $0.count) }) > 0 {}
+    }
+
+    public func pause() -> Bool { true }
+    public func resume() {}
+
+    public func close() {
+        if writer >= 0 { Glibc.close(writer) }
+        if keeper >= 0 { Glibc.close(keeper) }
+        writer = -1
+        keeper = -1
+        if createdFifo {
+            unlink(path)
+            createdFifo = false
+        }
+    }
+
+    public var delayFrames: Int { clock.delayFrames }
+}

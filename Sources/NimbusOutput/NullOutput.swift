@@ -1,0 +1,55 @@
+import Glibc
+import NimbusModel
+import NimbusSupport
+
+/// Discards audio at the speed it would play (MPD's null output with `sync "yes"`), so a
+/// daemon without a sound card keeps real time.
+public final class NullOutput: AudioOutput {
+    private var format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+    /// Monotonic nanoseconds at which everything written so far has been "heard".
+    private var playedUntil: UInt64 = 0
+    private let paced: Bool
+
+    public init(paced: Bool = true) { self.paced = paced }
+
+    public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        self.format = format
+        playedUntil = MonotonicClock.now()
+        return format
+    }
+
+    public func play(_ pcm: UnsafeRawBufferPointer) throws(OutputError) {
+        guard paced else { return }
+        let frames = UInt64(pcm.count / format.frameBytes)
+        let now = MonotonicClock.now()
+        playedUntil = max(playedUntil, now) + frames * 1_000_000_000 / UInt64(format.sampleRate)
+        // Keep at most 100 ms "in the device", like a real buffer.
+        let ahead = playedUntil > now ? playedUntil - now : 0
+        if ahead > 100_000_000 { Self.sleep(nanoseconds: ahead - 100_000_000) }
+    }
+
+    public func drain() {
+        let now = MonotonicClock.now()
+        if paced, playedUntil > now { Self.sleep(nanoseconds: playedUntil - now) }
+    }
+
+    public func cancel() { playedUntil = MonotonicClock.now() }
+    public func pause() -> Bool {
+        cancel()
+        return true
+    }
+    public func resume() { playedUntil = MonotonicClock.now() }
+    public func close() {}
+
+    public var delayFrames: Int {
+        let now = MonotonicClock.now()
+        guard paced, playedUntil > now else { return 0 }
+        return Int((playedUntil - now) * UInt64(format.sampleRate) / 1_000_000_000)
+    }
+
+    static func sleep(nanoseconds: UInt64) {
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

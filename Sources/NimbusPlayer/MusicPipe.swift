@@ -1,0 +1,156 @@
+import Foundation
+import NimbusModel
+import Synchronization
+
+/// One block of decoded PCM on its way from the decoder to the outputs.
+struct Chunk {
+    var bytes: [UInt8]
+    var count = 0
+    var format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+    /// Which play of which queue entry this belongs to.
+    var token: UInt64 = 0
+    /// Frame position in the song of the first frame here.
+    var startFrame: Int64 = 0
+    /// The first chunk of a song (the outputs report the song change when they reach it).
+    var first = false
+    /// Nothing follows: the queue ended (count is 0).
+    var endOfQueue = false
+    var bitRate = 0
+}
+
+/// The bounded buffer between the decoder thread and the output threads: a ring of
+/// preallocated chunks, one write cursor, one read cursor per output. The decoder blocks when
+/// the slowest output is a full ring behind; outputs block when they have caught up.
+///
+/// A `clear` (seek, stop, skip) bumps the generation, which wakes and resets everybody.
+final class MusicPipe: @unchecked Sendable {
+    // Invariant: every field is read and written with `condition` locked.
+    static let chunkBytes = 16384
+    private let condition = NSCondition()
+    private var slots: [Chunk]
+    private var writeSequence = 0
+    private var readSequences: [Int: Int] = [:]
+    private(set) var generation = 0
+    private var closed = false
+
+    init(capacity: Int = 64) {
+        slots = (0..<capacity).map { _ in Chunk(bytes: [UInt8](repeating: 0, count: Self.chunkBytes)) }
+    }
+
+    var capacity: Int { slots.count }
+
+    /// Registers an output; it starts reading at the current write position.
+    func addConsumer(_ id: Int) {
+        condition.withLock {
+            readSequences[id] = writeSequence
+            condition.broadcast()
+        }
+    }
+
+    func removeConsumer(_ id: Int) {
+        condition.withLock {
+            readSequences[id] = nil
+            condition.broadcast()
+        }
+    }
+
+    /// Fills the next free chunk (waiting for space); false when `generation` moved on.
+    func produce(generation expected: Int, _ fill: (inout Chunk) -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed, generation == expected, let slowest = readSequences.values.min(), writeSequence - slowest >= slots.count {
+            condition.wait()
+        }
+        guard !closed, generation == expected else { return false }
+        let index = writeSequence % slots.count
+        fill(&slots[index])
+        writeSequence += 1
+        condition.broadcast()
+        return true
+    }
+
+    enum Read {
+        case chunk
+        case cleared(generation: Int)
+        case closed
+    }
+
+    /// Hands the next chunk for `consumer` to `body`, waiting for one (or for a clear).
+    func consume(_ consumer: Int, generation seen: Int, _ body: (Chunk) -> Void) -> Read {
+        condition.lock()
+        while true {
+            if closed {
+                condition.unlock()
+                return .closed
+            }
+            if generation != seen {
+                let current = generation
+                condition.unlock()
+                return .cleared(generation: current)
+            }
+            if let sequence = readSequences[consumer], sequence < writeSequence { break }
+            condition.wait()
+        }
+        let sequence = readSequences[consumer]!
+        do {
+            let chunk = slots[sequence % slots.count]
+            condition.unlock()
+            // The slot is not reused until every reader moved past it, and this copy is gone
+            // before the cursor moves, so the producer never has to copy the buffer.
+            body(chunk)
+        }
+        condition.withLock {
+            if let current = readSequences[consumer], current == sequence, generation == seen {
+                readSequences[consumer] = sequence + 1
+            }
+            condition.broadcast()
+        }
+        return .chunk
+    }
+
+    /// Drops everything buffered; returns the new generation.
+    @discardableResult
+    func clear() -> Int {
+        condition.withLock {
+            generation += 1
+            for id in readSequences.keys { readSequences[id] = writeSequence }
+            condition.broadcast()
+            return generation
+        }
+    }
+
+    /// Removes chunks from the first one of `token` onwards that no output has read yet
+    /// (cancelling a queued next song whose decoding already started).
+    func truncate(fromToken token: UInt64) -> Bool {
+        condition.withLock {
+            let oldest = readSequences.values.min() ?? writeSequence
+            var sequence = writeSequence - 1
+            var boundary: Int?
+            while sequence >= oldest, sequence >= writeSequence - slots.count {
+                if slots[sequence % slots.count].token == token { boundary = sequence } else if boundary != nil { break }
+                sequence -= 1
+            }
+            guard let boundary else { return true }
+            if readSequences.values.contains(where: { $0 > boundary }) { return false }
+            writeSequence = boundary
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// Chunks written and not yet read by the slowest output.
+    var buffered: Int {
+        condition.withLock { writeSequence - (readSequences.values.min() ?? writeSequence) }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    func wakeAll() {
+        condition.withLock { condition.broadcast() }
+    }
+}

@@ -1,0 +1,53 @@
+import NimbusDecoder
+import NimbusModel
+
+/// A queue entry resolved for playing: how to open it, and which part to play.
+public struct PlayItem: Sendable {
+    /// Unique for each time a queue entry is started or queued, so events can be matched.
+    public let token: UInt64
+    public let queueID: Int
+    public let uri: String
+    /// Milliseconds into the song to start at (a seek or a `rangeid` start).
+    public var startMilliseconds: Int
+    /// Stop here instead of at the end (`rangeid`).
+    public let endMilliseconds: Int?
+    /// Opens a decoder; runs on the decoder thread and may block on the network.
+    public let open: @Sendable () throws -> any AudioDecoder
+
+    public init(
+        token: UInt64, queueID: Int, uri: String, startMilliseconds: Int = 0, endMilliseconds: Int? = nil,
+        open: @escaping @Sendable () throws -> any AudioDecoder
+    ) {
+        self.token = token
+        self.queueID = queueID
+        self.uri = uri
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+        self.open = open
+    }
+}
+
+/// What the player reports to the core (delivered on the player's threads; the core hops).
+public enum PlayerEvent: Sendable, Equatable {
+    /// The clock output reached the first audio of a song.
+    case started(token: UInt64)
+    /// Everything queued has been heard.
+    case finished
+    /// A song could not be opened or broke while decoding; the player moved on.
+    case failed(token: UInt64, message: String)
+    /// An output could not be opened or failed while playing.
+    case outputFailed(name: String, message: String)
+}
+
+public enum PlayerState: Sendable, Equatable {
+    case stop, play, pause
+}
+
+/// A consistent view of the player for `status`.
+public struct PlayerStatus: Sendable, Equatable {
+    public var state: PlayerState = .stop
+    public var token: UInt64 = 0
+    public var elapsedMilliseconds = 0
+    public var format: AudioFormat?
+    public var bitRate = 0
+}

@@ -1,0 +1,89 @@
+import Foundation
+import NimbusDecoder
+import NimbusInput
+import NimbusModel
+import NimbusOutput
+import NimbusPlayer
+import Synchronization
+import TestSupport
+import XCTest
+
+/// The engine with real decoders and ALSA's `file` plugin (configured in-process) as output.
+final class PlayerEngineTests: XCTestCase {
+    private final class Recorder: Sendable {
+        let events = Mutex<[PlayerEvent]>([])
+        let finished = DispatchSemaphore(value: 0)
+        func record(_ event: PlayerEvent) {
+            events.withLock { $0.append(event) }
+            if event == .finished { finished.signal() }
+        }
+    }
+
+    private func item(_ path: String, token: UInt64, start: Int = 0, end: Int? = nil) -> PlayItem {
+        PlayItem(token: token, queueID: Int(token), uri: path, startMilliseconds: start, endMilliseconds: end) {
+            try DecoderRegistry.standard.openDecoder(for: path, stream: try FileInputStream(path: path))
+        }
+    }
+
+    private func fileOutput(_ path: String) -> PlayerEngine.OutputSlot {
+        let config = "pcm.capture { type file slave.pcm { type null } file \"\(path)\" format \"raw\" }\n"
+        return PlayerEngine.OutputSlot(id: 0, name: "file", fixedFormat: nil) {
+            ALSAOutput(device: "capture", configuration: config)
+        }
+    }
+
+    func testTwoSongsPlayBackToBackWithoutAGap() throws {
+        let directory = TemporaryDirectory()
+        try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 30_000)
+        try AudioFixtures.writeRampWAV(to: directory.file("b.wav"), frames: 20_000)
+        let recorder = Recorder()
+        let engine = PlayerEngine { recorder.record($0) }
+        engine.setOutputs([fileOutput(directory.file("out.raw"))])
+        engine.play(item(directory.file("a.wav"), token: 1), next: item(directory.file("b.wav"), token: 2))
+        XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
+        let output = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("out.raw"))))
+        XCTAssertEqual(output.count, 50_000 * 4)
+        XCTAssertEqual(AudioFixtures.rampIndex(output[(29_999 * 4)...]), 29_999)
+        XCTAssertEqual(AudioFixtures.rampIndex(output[(30_000 * 4)...]), 0, "b starts right after a's last frame")
+        XCTAssertEqual(recorder.events.withLock { $0 }, [.started(token: 1), .started(token: 2), .finished])
+    }
+
+    func testStartOffsetAndRangeEnd() throws {
+        let directory = TemporaryDirectory()
+        try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 88_200)
+        let recorder = Recorder()
+        let engine = PlayerEngine { recorder.record($0) }
+        engine.setOutputs([fileOutput(directory.file("out.raw"))])
+        engine.play(item(directory.file("a.wav"), token: 1, start: 500, end: 1000), next: nil)
+        XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
+        let output = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("out.raw"))))
+        XCTAssertEqual(output.count, 22_050 * 4)
+        XCTAssertEqual(AudioFixtures.rampIndex(output), 22_050)
+    }
+
+    func testABrokenSongIsReportedAndSkipped() throws {
+        let directory = TemporaryDirectory()
+        try AudioFixtures.writeRampWAV(to: directory.file("b.wav"), frames: 1000)
+        _ = FileManager.default.createFile(atPath: directory.file("bad.wav"), contents: Data("not audio".utf8))
+        let recorder = Recorder()
+        let engine = PlayerEngine { recorder.record($0) }
+        engine.setOutputs([fileOutput(directory.file("out.raw"))])
+        engine.play(item(directory.file("bad.wav"), token: 1), next: item(directory.file("b.wav"), token: 2))
+        XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
+        let events = recorder.events.withLock { $0 }
+        XCTAssertEqual(events.first, .failed(token: 1, message: "not a RIFF/WAVE file"))
+        XCTAssertTrue(events.contains(.started(token: 2)))
+    }
+
+    func testPacedNullOutputKeepsRealTime() throws {
+        let directory = TemporaryDirectory()
+        try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 22_050)
+        let recorder = Recorder()
+        let engine = PlayerEngine { recorder.record($0) }
+        engine.setOutputs([])
+        let start = Date()
+        engine.play(item(directory.file("a.wav"), token: 1), next: nil)
+        XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
+        XCTAssertGreaterThan(Date().timeIntervalSince(start), 0.45)
+    }
+}
