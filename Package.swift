@@ -54,14 +54,18 @@ let package = Package(
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
-        // Server-wide state that is not protocol: idle bus, client-to-client channels.
-        .target(name: "NimbusCore", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        // Server state that is not protocol: partitions (queue, player, outputs, volume), stored
+        // playlists, the state file, the idle bus, client-to-client channels.
+        .target(
+            name: "NimbusCore",
+            dependencies: ["NimbusQueue", "NimbusPlayer", "NimbusOutput", "NimbusDecoder", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
         .target(
             name: "NimbusServer",
             dependencies: [
-                "NimbusCore", "NimbusLibrary", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusProtocol",
-                "NimbusModel", "NimbusSupport", "CLinux",
+                "NimbusCore", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStorage", "NimbusDecoder",
+                "NimbusInput", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
         // Composition root: config file, signals, wiring.
@@ -69,7 +73,7 @@ let package = Package(
             name: "nimbusd",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusConfig",
-                "NimbusSupport",
+                "NimbusOutput", "NimbusInput", "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
 
@@ -85,7 +89,7 @@ let package = Package(
             name: "NimbusServerTests",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusProtocol",
-                "NimbusSupport", "TestSupport",
+                "NimbusOutput", "NimbusSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

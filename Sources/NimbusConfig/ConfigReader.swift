@@ -15,12 +15,12 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "follow_inside_symlinks", "pid_file", "state_file_interval", "user",
+        "follow_inside_symlinks", "pid_file", "user",
         "group", "host_permissions", "audio_output_format", "mixer_type", "replaygain", "replaygain_preamp",
         "replaygain_missing_preamp", "replaygain_limit", "volume_normalization", "samplerate_converter",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding", "metadata_to_use",
-        "save_absolute_paths_in_playlists", "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
+        "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
         "despotify_password", "despotify_high_bitrate", "log_timestamp",
     ]
     static let ignoredMPDBlocks: Set<String> = [
@@ -72,6 +72,8 @@ struct ConfigReader {
         case "auto_update": config.autoUpdate = try bool(param)
         case "auto_update_depth": config.autoUpdateDepth = try number(param, range: 0...Int(Int32.max))
         case "restore_paused": config.restorePaused = try bool(param)
+        case "state_file_interval": config.stateFileInterval = try number(param, range: 1...Int(Int32.max))
+        case "save_absolute_paths_in_playlists": config.absolutePlaylistPaths = try bool(param)
         case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)
         case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
         case "zeroconf_name": config.zeroconfName = param.value

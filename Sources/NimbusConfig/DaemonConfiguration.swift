@@ -32,6 +32,10 @@ public struct DaemonConfiguration: Sendable {
     public var autoUpdate = false
     public var autoUpdateDepth: Int?
     public var restorePaused = false
+    /// Seconds between state file refreshes while playing (changes are saved within a second).
+    public var stateFileInterval = 120
+    /// `save_absolute_paths_in_playlists`: write music files into .m3u by absolute path.
+    public var absolutePlaylistPaths = false
     /// Follow symbolic links that lead out of the music directory (MPD: yes; Nimbus: no).
     public var followOutsideSymlinks = false
     public var zeroconfEnabled = true

@@ -5,6 +5,8 @@ import NimbusSupport
 @CoreActor
 public protocol IdleListener: AnyObject {
     func idleEventsOccurred(_ events: IdleEvents)
+    /// The partition whose player, queue, options, mixer and output events this listener gets.
+    var idlePartition: String { get }
 }
 
 /// Collects idle events from the whole daemon and hands them to every listener once per loop
@@ -14,6 +16,7 @@ public protocol IdleListener: AnyObject {
 public final class IdleBus {
     private var listeners: [ObjectIdentifier: any IdleListener] = [:]
     private var pending: IdleEvents = []
+    private var pendingByPartition: [String: IdleEvents] = [:]
     private let reactor: Reactor
 
     public init(reactor: Reactor) {
@@ -28,16 +31,27 @@ public final class IdleBus {
         listeners[ObjectIdentifier(listener)] = nil
     }
 
-    public func emit(_ events: IdleEvents) {
+    /// Events for every client, or (with `partition`) only for the clients of that partition.
+    public func emit(_ events: IdleEvents, partition: String? = nil) {
         guard !events.isEmpty else { return }
-        let wasEmpty = pending.isEmpty
-        pending.formUnion(events)
+        let wasEmpty = pending.isEmpty && pendingByPartition.isEmpty
+        if let partition {
+            pendingByPartition[partition, default: []].formUnion(events)
+        } else {
+            pending.formUnion(events)
+        }
         if wasEmpty { reactor.atEndOfIteration { [weak self] in self?.deliver() } }
     }
 
     private func deliver() {
         let events = pending
+        let byPartition = pendingByPartition
         pending = []
-        for listener in listeners.values { listener.idleEventsOccurred(events) }
+        pendingByPartition = [:]
+        for listener in listeners.values {
+            var mine = events
+            if !byPartition.isEmpty, let extra = byPartition[listener.idlePartition] { mine.formUnion(extra) }
+            if !mine.isEmpty { listener.idleEventsOccurred(mine) }
+        }
     }
 }

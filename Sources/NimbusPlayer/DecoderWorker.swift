@@ -36,6 +36,14 @@ final class DecoderWorker: @unchecked Sendable {
     init(pipe: MusicPipe, events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.pipe = pipe
         self.events = events
+    }
+
+    /// The thread starts with the first command: a partition that never plays costs none.
+    private var threadStarted = false
+
+    private func startThreadIfNeeded() {
+        guard !threadStarted else { return }
+        threadStarted = true
         let thread = Thread { [self] in run() }
         thread.name = "decoder"
         thread.start()
@@ -74,7 +82,8 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
     func shutdown() {
-        post { $0.shutdown = true }
+        let running = condition.withLock { threadStarted }
+        if running { post { $0.shutdown = true } }
         pipe.close()
     }
 
@@ -86,6 +95,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     private func post(_ change: (inout Mailbox) -> Void) {
         condition.withLock {
+            startThreadIfNeeded()
             change(&mailbox)
             mailbox.changed = true
             condition.broadcast()

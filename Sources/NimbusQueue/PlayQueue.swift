@@ -44,29 +44,30 @@ public struct PlayQueue: Sendable {
 
     // MARK: adding
 
-    /// Appends (or inserts at `position`) and returns the new id.
+    /// Appends and returns the new id. In random mode the new song is shuffled in among the
+    /// songs after `after` (the current or queued order index), as MPD's AppendSong does.
     @discardableResult
-    public mutating func add(_ song: Song, at position: Int? = nil, priority: UInt8 = 0) -> Int {
+    public mutating func add(_ song: Song, priority: UInt8 = 0, after: Int? = nil) -> Int {
         let id = nextID
         nextID = nextID >= Int(Int32.max) ? 1 : nextID + 1
         items.append(QueueItem(id: id, song: song, priority: priority, version: version))
         positions[id] = items.count - 1
-        insertIntoOrder(items.count - 1)
-        if let position, position < items.count - 1 {
-            move(from: items.count - 1, to: position)
+        order.append(items.count - 1)
+        if random {
+            let start = (after ?? -1) + 1
+            if start < order.count { shuffleLast(from: start) }
         }
         return id
     }
 
-    private mutating func insertIntoOrder(_ position: Int) {
-        guard random else {
-            order.append(position)
-            return
-        }
-        // A new song goes to a random place among the songs not yet played (MPD picks a
-        // random order slot after the current one); without a current song, anywhere.
-        let slot = Int.random(in: 0...order.count, using: &generator)
-        order.insert(position, at: slot)
+    /// MPD's ShuffleOrderLastWithPriority: the last order entry swaps with a random entry of
+    /// its own priority group at or after `start`.
+    private mutating func shuffleLast(from start: Int) {
+        let end = order.count
+        let lastPriority = items[order[end - 1]].priority
+        var first = start
+        while first < end - 1 && items[order[first]].priority != lastPriority { first += 1 }
+        order.swapAt(end - 1, Int.random(in: first..<end, using: &generator))
     }
 
     // MARK: removing
@@ -112,7 +113,7 @@ public struct PlayQueue: Sendable {
         remaining.insert(contentsOf: Array(range), at: to)
         for (newPosition, oldPosition) in remaining.enumerated() { mapping[oldPosition] = newPosition }
         items = rest
-        order = order.map { mapping[$0] }
+        if random { order = order.map { mapping[$0] } }
         let low = min(range.lowerBound, to)
         let high = max(range.upperBound, to + range.count)
         for index in low..<high {
@@ -127,43 +128,55 @@ public struct PlayQueue: Sendable {
         positions[items[second].id] = second
         touch(first)
         touch(second)
-        if !random {
-            order = Array(items.indices)
-        } else {
-            order = order.map { $0 == first ? second : $0 == second ? first : $0 }
-        }
     }
 
-    /// Reorders `range` randomly (MPD's shuffle command), keeping `keep` (the current song)
-    /// first when it lies inside the range.
-    public mutating func shuffle(_ range: Range<Int>, keeping keep: Int? = nil) {
-        guard range.count > 1 else { return }
-        var slice = Array(range)
-        slice.shuffle(using: &generator)
-        if let keep, range.contains(keep), let index = slice.firstIndex(of: keep) {
-            slice.swapAt(0, index)
-            _ = slice
+    /// MPD's shuffle command: `keep` (the playing song, when inside the range) goes to the
+    /// range's first position and the rest is shuffled by swapping positions; the play order
+    /// is left alone, as in MPD. Returns where `keep` ended up.
+    @discardableResult
+    public mutating func shuffle(_ range: Range<Int>, keeping keep: Int? = nil) -> Int? {
+        var start = range.lowerBound
+        var kept: Int?
+        if let keep, range.contains(keep) {
+            swap(start, keep)
+            kept = start
+            start += 1
         }
-        let original = items
-        for (offset, source) in slice.enumerated() {
-            items[range.lowerBound + offset] = original[source]
+        guard start < range.upperBound else { return kept }
+        for index in start..<range.upperBound {
+            swap(index, Int.random(in: start..<range.upperBound, using: &generator))
         }
-        var mapping = Array(0..<items.count)
-        for (offset, source) in slice.enumerated() { mapping[source] = range.lowerBound + offset }
-        order = random ? order.map { mapping[$0] } : Array(items.indices)
-        for index in range {
-            positions[items[index].id] = index
-            touch(index)
-        }
+        return kept
     }
 
     // MARK: attributes
 
-    public mutating func setPriority(_ priority: UInt8, at position: Int, currentOrder: Int?) {
-        guard items[position].priority != priority else { return }
+    /// MPD's Queue::SetPriority: false when nothing changed. In random mode a song not yet
+    /// played moves to the front of its priority group among the songs after `currentOrder`.
+    @discardableResult
+    public mutating func setPriority(_ priority: UInt8, at position: Int, currentOrder: Int?) -> Bool {
+        let old = items[position].priority
+        guard old != priority else { return false }
         items[position].priority = priority
         touch(position)
-        if random { reorderForPriorities(after: currentOrder) }
+        guard random, let orderIndex = order.firstIndex(of: position) else { return true }
+        if let currentOrder {
+            if orderIndex == currentOrder { return true }
+            if orderIndex < currentOrder, priority <= old || priority <= items[order[currentOrder]].priority { return true }
+        }
+        let after = currentOrder ?? -1
+        var before = order.count
+        for index in (after + 1)..<order.count where items[order[index]].priority <= priority && index != orderIndex {
+            before = index
+            break
+        }
+        let target = before > orderIndex ? before - 1 : before
+        let moved = order.remove(at: orderIndex)
+        order.insert(moved, at: target)
+        var groupEnd = target + 1
+        while groupEnd < order.count && items[order[groupEnd]].priority == priority { groupEnd += 1 }
+        order.swapAt(target, Int.random(in: target..<groupEnd, using: &generator))
+        return true
     }
 
     public mutating func setRange(_ range: SongRange?, at position: Int) {
@@ -195,15 +208,6 @@ public struct PlayQueue: Sendable {
         positions.shuffle(using: &generator)
         positions = Self.stablePriorityOrder(positions, items: items)
         order = (current.map { [$0] } ?? []) + positions
-    }
-
-    /// After a priority change: the songs after the current one are reshuffled so that higher
-    /// priorities come first, as MPD does.
-    private mutating func reorderForPriorities(after currentOrder: Int?) {
-        let start = (currentOrder ?? -1) + 1
-        guard start < order.count else { return }
-        let tail = Self.stablePriorityOrder(Array(order[start...]), items: items)
-        order.replaceSubrange(start..., with: tail)
     }
 
     private static func stablePriorityOrder(_ positions: [Int], items: [QueueItem]) -> [Int] {

@@ -19,6 +19,8 @@ public final class Client: IdleListener {
     public var tagMask: TagMask
     public var binaryLimit = 8192
     public var output = ResponseWriter()
+    /// The partition this client controls (`partition NAME` switches).
+    public var partition: Partition
     public private(set) lazy var mailbox = Mailbox { [unowned self] in self.addIdle(.message) }
 
     let fd: Int32
@@ -50,7 +52,10 @@ public final class Client: IdleListener {
         let settings = server.context.settings
         self.permission = isLocal ? settings.localPermissions : settings.defaultPermissions
         self.tagMask = settings.enabledTags
+        self.partition = server.context.defaultPartition
     }
+
+    public var idlePartition: String { partition.name }
 
     /// Tags this client sees in song records: its mask within the server's enabled tags.
     public var visibleTags: TagMask { tagMask.intersection(context.settings.enabledTags) }

@@ -1,4 +1,5 @@
 import NimbusCore
+import NimbusDecoder
 import NimbusLibrary
 import NimbusModel
 import NimbusSupport
@@ -28,8 +29,18 @@ public final class ServerContext {
     public var decoders: [DecoderDescription] = []
     /// The song database; nil when the daemon has no music directory.
     public var library: MusicLibrary?
-    /// Stored playlists for lsinfo's root listing (name, UNIX modification time).
-    public var storedPlaylists: @CoreActor () -> [(name: String, modified: Int64)] = { [] }
+    /// Stored playlists; nil without a playlist_directory (the commands are then hidden).
+    public var playlists: PlaylistStore?
+    /// The default partition first; `partition` switches a client between them.
+    public private(set) var partitions: [Partition]
+    /// Opens a queued song for the player (storage, cloud account or URL).
+    public var songOpener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
+        { throw DecoderError("No storage for \(song.uri)") }
+    }
+    /// Makes a song for a URI that is not in the library (`add http://…`); nil refuses it.
+    public var remoteSong: @CoreActor (String) -> Song? = { _ in nil }
+    /// Scans a file outside the music directory named by a local client; nil if unreadable.
+    public var localFileSong: @CoreActor (String) -> Song? = { _ in nil }
     public var urlSchemes: [String] = []
     /// Called by `kill`; the daemon shuts down cleanly.
     public var onKill: @CoreActor () -> Void = {}
@@ -39,6 +50,29 @@ public final class ServerContext {
         self.logger = logger
         self.idle = idle
         self.channels = ChannelHub(idle: idle)
+        let partition = Partition(name: "default", maxQueueLength: settings.maxPlaylistLength)
+        partitions = [partition]
+        attach(partition)
+    }
+
+    public var defaultPartition: Partition { partitions[0] }
+
+    public func partition(named name: String) -> Partition? { partitions.first { $0.name == name } }
+
+    /// Adds a partition created by `newpartition`.
+    public func addPartition(_ partition: Partition) {
+        partitions.append(partition)
+        attach(partition)
+    }
+
+    public func removePartition(_ partition: Partition) {
+        partitions.removeAll { $0 === partition }
+    }
+
+    private func attach(_ partition: Partition) {
+        let name = partition.name
+        partition.onEvents = { [unowned self] events in self.idle.emit(events, partition: name) }
+        partition.opener = { [unowned self] song in self.songOpener(song) }
     }
 
     public var uptimeSeconds: UInt64 { (MonotonicClock.now() - startTime) / 1_000_000_000 }

@@ -18,12 +18,14 @@ public struct ServerSettings: Sendable {
     public var musicDirectory: String?
     /// Tags the server reports (`metadata_to_use`): all but Comment, as in MPD.
     public var enabledTags: TagMask
+    /// `max_playlist_length`: songs in the queue and in a stored playlist.
+    public var maxPlaylistLength: Int
 
     public init(
         bindAddresses: [String] = ["127.0.0.1"], port: Int = 6600, passwords: [String: Permission] = [:],
         defaultPermissions: Permission = .all, localPermissions: Permission = .all, connectionTimeout: Int = 60,
         maxConnections: Int = 100, maxCommandListSize: Int = 2048 * 1024, maxOutputBufferSize: Int = 8192 * 1024,
-        musicDirectory: String? = nil, enabledTags: TagMask = .defaultEnabled
+        musicDirectory: String? = nil, enabledTags: TagMask = .defaultEnabled, maxPlaylistLength: Int = 16384
     ) {
         self.bindAddresses = bindAddresses
         self.port = port
@@ -36,6 +38,7 @@ public struct ServerSettings: Sendable {
         self.maxOutputBufferSize = maxOutputBufferSize
         self.musicDirectory = musicDirectory
         self.enabledTags = enabledTags
+        self.maxPlaylistLength = maxPlaylistLength
     }
 
     /// MPD sizes its socket buffer as 16 KiB plus `max_output_buffer_size`; a response that does

@@ -18,6 +18,7 @@ final class Daemon {
     let logger: Logger
     let server: Server
     let library: MusicLibrary
+    let stateKeeper: StateKeeper
     private var watcher: LibraryWatcher?
     private var stopped = false
 
@@ -33,9 +34,19 @@ final class Daemon {
             storage: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks),
             registry: registry, musicDirectory: configuration.musicDirectory, databasePath: configuration.databaseFile,
             logger: logger.domain("update"))
+        stateKeeper = StateKeeper(
+            path: configuration.stateFile, partition: context.defaultPartition, logger: logger.domain("state_file"),
+            interval: .seconds(configuration.stateFileInterval))
         library.onEvents = { idle.emit($0) }
         library.onInstalled = { [unowned self] _ in self.watcher?.refresh() }
         context.library = library
+        context.playlists = PlaylistStore(
+            directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
+            musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths)
+        let partition = context.defaultPartition
+        partition.outputs = OutputSetup.outputs(from: configuration.audioOutputs, logger: logger.domain("output"))
+        SongSources.install(in: context, library: library, registry: registry)
+        partition.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }
 
@@ -52,6 +63,7 @@ final class Daemon {
                 logger.warning("music directory \"\(configuration.musicDirectory)\" does not exist")
             }
         }
+        restoreState()
         if configuration.autoUpdate {
             watcher = LibraryWatcher(
                 library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
@@ -66,7 +78,24 @@ final class Daemon {
         stopped = true
         logger.notice("shutting down (\(reason))")
         server.stop()
+        stateKeeper.save(synchronously: true)
+        for partition in server.context.partitions { partition.shutdown() }
         exit(0)
+    }
+
+    /// Queue, options, outputs, volume and position from the state file. Library songs are
+    /// looked up again (a file removed meanwhile is dropped); URLs come back as saved.
+    private func restoreState() {
+        guard let saved = stateKeeper.read() else {
+            stateKeeper.start()
+            return
+        }
+        let database = library.database
+        server.context.defaultPartition.restore(saved, restorePaused: configuration.restorePaused) { entry in
+            if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
+            return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
+        }
+        stateKeeper.start()
     }
 
     private static func parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }

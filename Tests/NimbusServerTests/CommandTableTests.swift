@@ -8,14 +8,17 @@ final class CommandTableTests: XCTestCase {
     typealias Check = @Sendable (TestServer, LineClient) throws -> Void
 
     /// One check per command; the table test fails when a command lacks one.
-    static let checks: [String: Check] = [
+    static let checks = baseChecks.merging(QueueCommandChecks.queue) { $1 }.merging(QueueCommandChecks.player) { $1 }
+        .merging(QueueCommandChecks.storedPlaylists) { $1 }
+
+    static let baseChecks: [String: Check] = [
         "binarylimit": { _, c in XCTAssertEqual(try c.request("binarylimit 128"), ["OK"]) },
         "channels": { _, c in
             XCTAssertEqual(try c.request("subscribe news"), ["OK"])
             XCTAssertEqual(try c.request("channels"), ["channel: news", "OK"])
         },
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
-        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: albumart") },
+        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: add") },
         "config": { s, _ in
             XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: /srv/music", "OK"])
         },
@@ -68,7 +71,7 @@ final class CommandTableTests: XCTestCase {
         "status": { _, c in
             XCTAssertEqual(
                 try c.request("status"),
-                ["repeat: 0", "random: 0", "single: 0", "consume: 0", "partition: default", "playlist: 1",
+                ["volume: 100", "repeat: 0", "random: 0", "single: 0", "consume: 0", "partition: default", "playlist: 1",
                  "playlistlength: 0", "mixrampdb: 0", "state: stop", "OK"])
         },
         "subscribe": { _, c in

@@ -3,6 +3,7 @@ import NimbusCore
 import NimbusDecoder
 import NimbusLibrary
 import NimbusModel
+import NimbusOutput
 import NimbusStorage
 import NimbusServer
 import NimbusSupport
@@ -37,7 +38,14 @@ final class TestServer: @unchecked Sendable {
                 library.onEvents = { context.idle.emit($0) }
                 context.library = library
                 try library.update("")
+                SongSources.install(in: context, library: library, registry: .standard)
             }
+            context.playlists = PlaylistStore(directory: directory.path, musicDirectory: musicDirectory)
+            context.defaultPartition.outputs = [
+                OutputRecord(id: 0, configuration: OutputConfiguration(name: "silence", type: "null", mixer: .software)) {
+                    NullOutput(paced: true)
+                }
+            ]
             let server = Server(context: context)
             try server.start()
             return server

@@ -54,7 +54,7 @@ enum DatabaseCommands {
             out.field("Last-Modified", TimeFormat.iso8601(child.modified))
         }
         if path.isEmpty {
-            for playlist in call.context.storedPlaylists() {
+            for playlist in call.context.playlists?.list() ?? [] {
                 out.field("playlist", playlist.name)
                 out.field("Last-Modified", TimeFormat.iso8601(playlist.modified))
             }

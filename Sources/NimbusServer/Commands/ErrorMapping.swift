@@ -13,6 +13,15 @@ enum ErrorMapping {
             return channel(error)
         case let error as LibraryError:
             return library(error)
+        case let error as PlaybackError:
+            return playback(error)
+        case let error as PlaylistStore.Failure:
+            return storedPlaylist(error)
+        case let error as Partition.OutputFailure:
+            switch error {
+            case .noSuchOutput: return ProtocolError(.noExist, "No such audio output")
+            case .unsupportedAttribute: return ProtocolError(.argument, "Unsupported attribute")
+            }
         case is MusicLibrary.UpdateQueueFull:
             return ProtocolError(.updateAlready, "Update queue is full")
         case let error as SystemError:
@@ -27,6 +36,33 @@ enum ErrorMapping {
         case .noSuchDirectory: return ProtocolError(.noExist, "No such directory")
         case .noSuchSong: return ProtocolError(.noExist, "No such song")
         case .invalidRegex(let pattern): return ProtocolError(.argument, "Error in regex: \(pattern)")
+        }
+    }
+
+    private static func playback(_ error: PlaybackError) -> ProtocolError {
+        switch error {
+        case .badSongIndex: return ProtocolError(.argument, "Bad song index")
+        case .noSuchSong: return ProtocolError(.noExist, "No such song")
+        case .noCurrentSong: return ProtocolError(.playerSync, "No current song")
+        case .moveRelativeToItself: return ProtocolError(.argument, "Cannot move current song relative to itself")
+        case .queueFull: return ProtocolError(.playlistMax, "Playlist is too large")
+        case .notPlaying: return ProtocolError(.playerSync, "Not playing")
+        case .noMixer: return ProtocolError(.unknown, "No mixer")
+        case .mixerFailed(let message): return ProtocolError(.unknown, message)
+        }
+    }
+
+    private static func storedPlaylist(_ error: PlaylistStore.Failure) -> ProtocolError {
+        switch error {
+        case .noSuchPlaylist: return ProtocolError(.noExist, "No such playlist")
+        case .playlistExists: return ProtocolError(.exist, "Playlist already exists")
+        case .renameTargetExists: return ProtocolError(.exist, "Playlist exists already")
+        case .badName: return ProtocolError(.argument, "Bad playlist name")
+        case .badSongIndex: return ProtocolError(.argument, "Bad song index")
+        case .badPosition: return ProtocolError(.argument, "Bad position")
+        case .badRange: return ProtocolError(.argument, "Bad range")
+        case .tooLarge: return ProtocolError(.playlistMax, "Stored playlist is too large")
+        case .io(let message): return ProtocolError(.system, message)
         }
     }
 

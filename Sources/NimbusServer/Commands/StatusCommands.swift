@@ -1,9 +1,10 @@
+import NimbusCore
 import NimbusLibrary
+import NimbusPlayer
 import NimbusProtocol
 import NimbusSupport
 
-/// status and stats. Until the queue, player and database exist these report the truthful
-/// state of an empty, stopped daemon, field for field as a fresh MPD prints it.
+/// status and stats, field for field in MPD 0.23's order.
 @CoreActor
 enum StatusCommands {
     nonisolated static let all: [Command] = [
@@ -12,22 +13,51 @@ enum StatusCommands {
     ]
 
     static func status(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        out.field("repeat", 0)
-        out.field("random", 0)
-        out.field("single", 0)
-        out.field("consume", 0)
-        out.field("partition", literal: "default")
-        out.field("playlist", 1)
-        out.field("playlistlength", 0)
-        out.field("mixrampdb", NumberFormat.minimal(0))
-        out.field("state", literal: "stop")
+        let partition = call.client.partition
+        let options = partition.options
+        if let volume = partition.volume { out.field("volume", volume) }
+        out.field("repeat", options.repeatMode ? 1 : 0)
+        out.field("random", partition.queue.random ? 1 : 0)
+        out.field("single", options.single.rawValue)
+        out.field("consume", options.consume ? 1 : 0)
+        out.field("partition", partition.name)
+        out.field("playlist", Int(partition.queue.version))
+        out.field("playlistlength", partition.queue.count)
+        out.field("mixrampdb", NumberFormat.minimal(options.mixRampDB))
+        switch partition.state {
+        case .stop: out.field("state", literal: "stop")
+        case .play: out.field("state", literal: "play")
+        case .pause: out.field("state", literal: "pause")
+        }
+        if options.crossfade > 0 { out.field("xfade", options.crossfade) }
+        if let delay = options.mixRampDelay { out.field("mixrampdelay", NumberFormat.minimal(delay)) }
+        if let position = partition.currentPosition {
+            out.field("song", position)
+            out.field("songid", partition.queue[position].id)
+        }
+        if partition.state != .stop, let item = partition.currentItem {
+            let player = partition.playerStatus
+            // MPD shows the position in the file, range start included.
+            let elapsed = partition.elapsedMilliseconds + (item.range?.start ?? 0)
+            let total = partition.durationMilliseconds
+            out.field("time", "\((elapsed + 500) / 1000):\(((total ?? 0) + 500) / 1000)")
+            out.field("elapsed", NumberFormat.seconds(Double(elapsed) / 1000))
+            out.field("bitrate", player.bitRate)
+            if let total { out.field("duration", NumberFormat.seconds(Double(total) / 1000)) }
+            if let format = player.format { out.field("audio", format.description) }
+        }
         if let job = call.context.library?.updatingJobID { out.field("updating_db", job) }
+        if let error = partition.error { out.field("error", error) }
+        if let next = partition.displayedNextPosition {
+            out.field("nextsong", next)
+            out.field("nextsongid", partition.queue[next].id)
+        }
         return .ok
     }
 
     static func stats(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         out.field("uptime", call.context.uptimeSeconds)
-        out.field("playtime", 0)
+        out.field("playtime", call.client.partition.playTimeSeconds)
         let database = call.context.library?.database ?? .empty
         out.field("artists", database.statistics.artists)
         out.field("albums", database.statistics.albums)

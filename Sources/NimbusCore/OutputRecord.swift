@@ -1,0 +1,103 @@
+import NimbusModel
+import NimbusOutput
+import NimbusPlayer
+import NimbusSupport
+
+/// An audio output as clients see it (`outputs`, `enableoutput`, `outputset`) plus what the
+/// player needs to create it and what the mixer commands need to set its volume.
+@CoreActor
+public final class OutputRecord {
+    public let id: Int
+    public let configuration: OutputConfiguration
+    public var name: String { configuration.name }
+    public var plugin: String { configuration.type }
+    public internal(set) var enabled: Bool
+    /// `outputset` attributes, in the order MPD prints them.
+    public internal(set) var attributes: [(name: String, value: String)]
+    let make: @Sendable () -> any AudioOutput
+    private var mixer: Mixer
+    /// The software mixer's level; also the level remembered in the state file.
+    private var softwareVolume = 100
+
+    /// How this output's volume is set; a hardware control that cannot be opened falls back
+    /// to software volume unless `mixer_type "hardware"` was asked for explicitly.
+    enum Mixer {
+        case none
+        case software
+        case hardware(ALSAMixer?)
+    }
+
+    public init(
+        id: Int, configuration: OutputConfiguration, attributes: [(name: String, value: String)] = [],
+        hardwareMixer: @autoclosure () -> ALSAMixer? = nil, explicitHardware: Bool = true,
+        make: @escaping @Sendable () -> any AudioOutput
+    ) {
+        self.id = id
+        self.configuration = configuration
+        self.enabled = configuration.enabled
+        self.attributes = attributes
+        self.make = make
+        switch configuration.mixer {
+        case .none: mixer = .none
+        case .software: mixer = .software
+        case .hardware:
+            let control = hardwareMixer()
+            mixer = control == nil && !explicitHardware ? .software : .hardware(control)
+        }
+    }
+
+    var slot: PlayerEngine.OutputSlot {
+        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, make: make)
+    }
+
+    /// The level the player applies to this output's samples (100 unless software mixing).
+    var sampleVolume: Int {
+        if case .software = mixer { return softwareVolume }
+        return 100
+    }
+
+    /// 0…100, or nil when this output has no working mixer (or is disabled).
+    public var volume: Int? {
+        guard enabled else { return nil }
+        switch mixer {
+        case .none: return nil
+        case .software: return softwareVolume
+        case .hardware(let control): return control?.volume
+        }
+    }
+
+    /// False when the output has no mixer that could take the level.
+    func setVolume(_ level: Int) -> Bool {
+        guard enabled else { return false }
+        switch mixer {
+        case .none: return false
+        case .software:
+            softwareVolume = level
+            return true
+        case .hardware(let control):
+            return control?.setVolume(level) ?? false
+        }
+    }
+
+    /// The software mixer's level (what the state file calls `sw_volume`).
+    var softwareLevel: Int? {
+        if case .software = mixer { return softwareVolume }
+        return nil
+    }
+
+    var hasMixer: Bool {
+        if case .none = mixer { return false }
+        return true
+    }
+
+    /// Restores a software level from the state file without touching hardware.
+    func restoreSoftwareVolume(_ level: Int) {
+        if case .software = mixer { softwareVolume = max(0, min(100, level)) }
+    }
+
+    func setAttribute(_ name: String, _ value: String) -> Bool {
+        guard let index = attributes.firstIndex(where: { $0.name == name }) else { return false }
+        attributes[index].value = value
+        return true
+    }
+}

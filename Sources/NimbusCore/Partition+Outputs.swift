@@ -1,0 +1,72 @@
+import NimbusOutput
+import NimbusPlayer
+import NimbusSupport
+
+/// Outputs and volume, with MPD's MultipleOutputs rules: the volume is the average over the
+/// enabled outputs that have a mixer; setting it sets every one of them.
+extension Partition {
+    public enum OutputFailure: Error, Equatable {
+        case noSuchOutput
+        case unsupportedAttribute
+    }
+
+    /// nil when no enabled output has a working mixer (status omits `volume`).
+    public var volume: Int? {
+        let levels = outputs.compactMap(\.volume)
+        guard !levels.isEmpty else { return nil }
+        return levels.reduce(0, +) / levels.count
+    }
+
+    public func setVolume(_ level: Int) throws(PlaybackError) {
+        let candidates = outputs.filter { $0.enabled && $0.hasMixer }
+        guard !candidates.isEmpty else { throw .noMixer }
+        var failed: OutputRecord?
+        for output in candidates where !output.setVolume(level) { failed = output }
+        applyVolumes()
+        onEvents(.mixer)
+        onStateChanged()
+        if let failed { throw .mixerFailed("Failed to set mixer for '\(failed.name)'") }
+    }
+
+    /// Every output's software level goes to its output thread.
+    func applyVolumes() {
+        for output in outputs { engine.setVolume(output.sampleVolume, output: output.id) }
+    }
+
+    /// Restores the level saved in the state file (`sw_volume`) on software mixers.
+    public func restoreSoftwareVolume(_ level: Int) {
+        for output in outputs { output.restoreSoftwareVolume(level) }
+        applyVolumes()
+    }
+
+    public func output(id: Int) throws(OutputFailure) -> OutputRecord {
+        guard let output = outputs.first(where: { $0.id == id }) else { throw .noSuchOutput }
+        return output
+    }
+
+    /// enableoutput / disableoutput / toggleoutput (nil toggles).
+    public func setOutput(id: Int, enabled: Bool?) throws(OutputFailure) {
+        let output = try output(id: id)
+        let wanted = enabled ?? !output.enabled
+        guard wanted != output.enabled else { return }
+        output.enabled = wanted
+        if state != .stop {
+            engine.setOutputs(activeOutputSlots)
+            applyVolumes()
+        }
+        onEvents([.output, .mixer])
+        onStateChanged()
+    }
+
+    public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputFailure) {
+        let output = try output(id: id)
+        guard output.setAttribute(name, value) else { throw .unsupportedAttribute }
+        onEvents(.output)
+        onStateChanged()
+    }
+
+    /// The enabled outputs as the engine wants them (the first one keeps time).
+    var activeOutputSlots: [PlayerEngine.OutputSlot] {
+        outputs.filter(\.enabled).map(\.slot)
+    }
+}

@@ -1,0 +1,50 @@
+import NimbusModel
+import NimbusPlayer
+import NimbusQueue
+import NimbusSupport
+
+/// Saving to and restoring from the state file.
+extension Partition {
+    public func savedState() -> SavedState {
+        var saved = SavedState()
+        saved.volume = outputs.lazy.compactMap(\.softwareLevel).first
+        saved.outputs = outputs.map { ($0.name, $0.enabled) }
+        saved.state = state
+        saved.current = currentPosition
+        saved.elapsedMilliseconds = elapsedMilliseconds
+        saved.options = options
+        saved.random = queue.random
+        saved.entries = queue.items.map { item in
+            SavedState.Entry(song: item.song, priority: item.priority, range: item.range, isDetached: item.song.isRemote)
+        }
+        return saved
+    }
+
+    /// Rebuilds queue, options, outputs and volume; `resolve` finds library songs again (nil
+    /// drops an entry whose file is gone, as MPD does). Playback resumes at the saved
+    /// position, paused when it was paused or `restorePaused` asks for it.
+    public func restore(_ saved: SavedState, restorePaused: Bool, resolve: (SavedState.Entry) -> Song?) {
+        for (name, enabled) in saved.outputs {
+            outputs.first { $0.name == name }?.enabled = enabled
+        }
+        if let volume = saved.volume { restoreSoftwareVolume(volume) }
+        options = saved.options
+        var currentPosition: Int?
+        for (index, entry) in saved.entries.enumerated() {
+            guard queue.count < maxQueueLength, let song = resolve(entry) else { continue }
+            queue.add(song, priority: entry.priority)
+            if let range = entry.range { queue.setRange(range, at: queue.count - 1) }
+            if index == saved.current { currentPosition = queue.count - 1 }
+        }
+        queue.commitChange()
+        if saved.random { queue.setRandom(true, current: currentPosition) }
+        current = currentPosition.flatMap { queue.orderIndex(ofPosition: $0) }
+        if current != nil, saved.state != .stop {
+            startCurrent(at: saved.elapsedMilliseconds)
+            if saved.state == .pause || restorePaused { pause(true) }
+        } else if current != nil {
+            pendingElapsed = 0
+        }
+        onEvents([.playlist, .options, .player, .mixer, .output])
+    }
+}

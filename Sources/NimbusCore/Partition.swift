@@ -1,0 +1,130 @@
+import NimbusDecoder
+import NimbusModel
+import NimbusPlayer
+import NimbusQueue
+import NimbusSupport
+
+/// Why a queue or playback command could not be carried out (the server maps these to ACKs).
+public enum PlaybackError: Error, Equatable {
+    case badSongIndex
+    case noSuchSong
+    case noCurrentSong
+    case moveRelativeToItself
+    case queueFull(Int)
+    case notPlaying
+    case noMixer
+    case mixerFailed(String)
+}
+
+/// A partition: its queue, play order, options, player and outputs. Everything MPD's
+/// `playlist` + `PlayerControl` do for one partition, on the core loop.
+@CoreActor
+public final class Partition {
+    public let name: String
+    public internal(set) var queue = PlayQueue()
+    public internal(set) var options = PlaybackOptions()
+    /// Order index of the current song (selected even while stopped).
+    public internal(set) var current: Int?
+    /// The last player error, shown as `error:` until cleared or the next play.
+    public internal(set) var error: String?
+    public internal(set) var state: PlayerState = .stop
+    public var outputs: [OutputRecord] = []
+    /// How to open a queue entry for playing (set by whoever knows the storages).
+    public var opener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
+        { throw DecoderError("No storage for \(song.uri)") }
+    }
+    /// Idle events of this partition (player, playlist, options, mixer, output).
+    public var onEvents: @CoreActor (IdleEvents) -> Void = { _ in }
+    /// The queue, options or position changed in a way worth persisting.
+    public var onStateChanged: @CoreActor () -> Void = {}
+
+    public let maxQueueLength: Int
+    let engine: PlayerEngine
+    var tokens: [UInt64: Int] = [:]
+    var nextToken: UInt64 = 1
+    var queuedToken: UInt64?
+    /// The song the engine plays now (the clock reached its first audio).
+    var playingToken: UInt64?
+    /// Elapsed time to show while stopped or before the player reports (a restored position).
+    var pendingElapsed = 0
+    var playTimeAccumulated: UInt64 = 0
+    var playingSince: UInt64?
+
+    public init(name: String, maxQueueLength: Int = 16384) {
+        self.name = name
+        self.maxQueueLength = maxQueueLength
+        let reference = PartitionReference()
+        engine = PlayerEngine { event in
+            Task { @CoreActor in reference.partition?.handle(event) }
+        }
+        reference.partition = self
+    }
+
+    // MARK: positions
+
+    /// Position (in the queue) of the current song.
+    public var currentPosition: Int? {
+        guard let current, current < queue.order.count else { return nil }
+        return queue.order[current]
+    }
+
+    public var currentItem: QueueItem? { currentPosition.map { queue[$0] } }
+
+    /// The order index of the song that plays after the current one (status `nextsong`).
+    public var nextOrder: Int? {
+        guard let current else { return nil }
+        return queue.nextOrder(after: current, options: options)
+    }
+
+    /// MPD's playlist::GetNextPosition, which status shows as `nextsong`: unlike the song the
+    /// player really queues, it ignores consume and single-without-repeat.
+    public var displayedNextPosition: Int? {
+        guard let current, current < queue.order.count else { return nil }
+        if options.single != .off && options.repeatMode { return queue.order[current] }
+        if current + 1 < queue.order.count { return queue.order[current + 1] }
+        if options.repeatMode, !queue.isEmpty { return queue.order[0] }
+        return nil
+    }
+
+    public var playerStatus: PlayerStatus { engine.status }
+
+    /// The current song's length within its range, if known.
+    public var durationMilliseconds: Int? {
+        guard let item = currentItem else { return nil }
+        let end = item.range?.end ?? item.song.tag.duration
+        return end.map { max(0, $0 - (item.range?.start ?? 0)) }
+    }
+
+    /// Seconds spent playing since the daemon started (`stats` playtime).
+    public var playTimeSeconds: Int {
+        var total = playTimeAccumulated
+        if let since = playingSince { total += MonotonicClock.now() - since }
+        return Int(total / 1_000_000_000)
+    }
+
+    /// Keeps `playtime` accounting in step with every state change.
+    func setState(_ newState: PlayerState) {
+        if newState == .play, playingSince == nil { playingSince = MonotonicClock.now() }
+        if newState != .play, let since = playingSince {
+            playTimeAccumulated += MonotonicClock.now() - since
+            playingSince = nil
+        }
+        state = newState
+    }
+
+    /// Stops playback and releases the outputs (daemon shutdown).
+    public func shutdown() {
+        stopPlayer()
+    }
+
+    func changed(_ events: IdleEvents) {
+        onEvents(events)
+        onStateChanged()
+    }
+}
+
+/// Lets the player's event callback, created before the partition, find it later.
+@CoreActor
+final class PartitionReference {
+    weak var partition: Partition?
+}

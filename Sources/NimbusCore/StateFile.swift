@@ -1,0 +1,194 @@
+import Glibc
+import NimbusModel
+import NimbusPlayer
+import NimbusQueue
+
+/// What the state file remembers, in MPD's own state file format, so a state file written by
+/// MPD restores here and the other way round.
+public struct SavedState: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var song: Song
+        public var priority: UInt8 = 0
+        public var range: SongRange?
+        /// False when the entry names a library song by URI only (MPD's `N:URI` line).
+        public var isDetached = false
+    }
+
+    public var volume: Int?
+    /// Output name → enabled.
+    public var outputs: [(name: String, enabled: Bool)] = []
+    public var state: PlayerState = .stop
+    /// Queue position of the current song.
+    public var current: Int?
+    public var elapsedMilliseconds = 0
+    public var options = PlaybackOptions()
+    public var random = false
+    public var entries: [Entry] = []
+
+    public init() {}
+
+    public static func == (lhs: SavedState, rhs: SavedState) -> Bool {
+        lhs.volume == rhs.volume && lhs.outputs.elementsEqual(rhs.outputs, by: { $0 == $1 }) && lhs.state == rhs.state
+            && lhs.current == rhs.current && lhs.elapsedMilliseconds == rhs.elapsedMilliseconds
+            && lhs.options == rhs.options && lhs.random == rhs.random && lhs.entries == rhs.entries
+    }
+}
+
+public enum StateFileCodec {
+    public static func encode(_ state: SavedState) -> String {
+        var text = ""
+        if let volume = state.volume { text += "sw_volume: \(volume)\n" }
+        for output in state.outputs { text += "audio_device_state:\(output.enabled ? 1 : 0):\(output.name)\n" }
+        text += "state: \(name(of: state.state))\n"
+        if let current = state.current {
+            text += "current: \(current)\n"
+            text += "time: \(decimal(Double(state.elapsedMilliseconds) / 1000))\n"
+        }
+        let options = state.options
+        text += "random: \(state.random ? 1 : 0)\n"
+        text += "repeat: \(options.repeatMode ? 1 : 0)\n"
+        text += "single: \(options.single.rawValue)\n"
+        text += "consume: \(options.consume ? 1 : 0)\n"
+        text += "crossfade: \(options.crossfade)\n"
+        text += "mixrampdb: \(decimal(Double(options.mixRampDB)))\n"
+        text += "mixrampdelay: \(options.mixRampDelay.map { decimal(Double($0)) } ?? "nan")\n"
+        text += "playlist_begin\n"
+        for (index, entry) in state.entries.enumerated() {
+            if entry.priority != 0 { text += "Prio: \(entry.priority)\n" }
+            if entry.isDetached || entry.range != nil {
+                encodeSong(entry, into: &text)
+            } else {
+                text += "\(index):\(entry.song.uri)\n"
+            }
+        }
+        text += "playlist_end\n"
+        return text
+    }
+
+    /// MPD's song_save block for songs outside the database (and ranged songs).
+    private static func encodeSong(_ entry: SavedState.Entry, into text: inout String) {
+        text += "song_begin: \(entry.song.uri)\n"
+        if let range = entry.range {
+            text += "Range: \(range.start / 1000).\(pad(range.start % 1000))-"
+            if let end = range.end { text += "\(end / 1000).\(pad(end % 1000))" }
+            text += "\n"
+        }
+        for item in entry.song.tag.items {
+            text += "\(item.type.staticWireName.description): \(item.value.replacing("\n", with: " "))\n"
+        }
+        if let duration = entry.song.tag.duration { text += "Time: \(decimal(Double(duration) / 1000))\n" }
+        if let format = entry.song.format { text += "Format: \(format.description)\n" }
+        if let modified = entry.song.lastModified { text += "mtime: \(modified)\n" }
+        text += "song_end\n"
+    }
+
+    /// Reads MPD's format leniently: unknown lines are ignored, as MPD ignores them.
+    public static func decode(_ text: String) -> SavedState {
+        var state = SavedState()
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let line = lines.popFirst() {
+            if line == "playlist_begin" {
+                decodeQueue(&lines, into: &state)
+                continue
+            }
+            if line.hasPrefix("audio_device_state:") {
+                let rest = line.dropFirst("audio_device_state:".count)
+                guard let colon = rest.firstIndex(of: ":") else { continue }
+                state.outputs.append((String(rest[colon...].dropFirst()), rest[..<colon] != "0"))
+                continue
+            }
+            guard let (key, value) = split(line) else { continue }
+            switch key {
+            case "sw_volume": state.volume = Int(value).map { max(0, min(100, $0)) }
+            case "state": state.state = value == "play" ? .play : value == "pause" ? .pause : .stop
+            case "current": state.current = Int(value).flatMap { $0 >= 0 ? $0 : nil }
+            case "time": state.elapsedMilliseconds = milliseconds(value) ?? 0
+            case "random": state.random = value == "1"
+            case "repeat": state.options.repeatMode = value == "1"
+            case "single": state.options.single = SingleMode(rawValue: value) ?? .off
+            case "consume": state.options.consume = value == "1"
+            case "crossfade": state.options.crossfade = Int(value).map { max(0, $0) } ?? 0
+            case "mixrampdb": state.options.mixRampDB = Float(value).flatMap { $0.isFinite ? $0 : nil } ?? 0
+            case "mixrampdelay": state.options.mixRampDelay = Float(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            default: break
+            }
+        }
+        return state
+    }
+
+    private static func decodeQueue(_ lines: inout ArraySlice<Substring>, into state: inout SavedState) {
+        var priority: UInt8 = 0
+        while let line = lines.popFirst(), line != "playlist_end" {
+            if line.hasPrefix("Prio: ") {
+                priority = UInt8(line.dropFirst(6)) ?? 0
+            } else if line.hasPrefix("song_begin: ") {
+                var entry = decodeSong(uri: String(line.dropFirst(12)), &lines)
+                entry.priority = priority
+                priority = 0
+                state.entries.append(entry)
+            } else if let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil {
+                state.entries.append(SavedState.Entry(song: Song(uri: String(line[colon...].dropFirst())), priority: priority))
+                priority = 0
+            }
+        }
+    }
+
+    private static func decodeSong(uri: String, _ lines: inout ArraySlice<Substring>) -> SavedState.Entry {
+        var entry = SavedState.Entry(song: Song(uri: uri), isDetached: true)
+        while let line = lines.popFirst(), line != "song_end" {
+            guard let (key, value) = split(line) else { continue }
+            switch key {
+            case "Range":
+                let parts = value.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+                if let start = parts.first.flatMap({ milliseconds(String($0)) }) {
+                    entry.range = SongRange(start: start, end: parts.count > 1 ? milliseconds(String(parts[1])) : nil)
+                }
+            case "Time": entry.song.tag.duration = milliseconds(value)
+            case "Format":
+                if case let (rate?, sample?, channels?)? = AudioFormat.parse(value) {
+                    entry.song.format = AudioFormat(sampleRate: rate, sample: sample, channels: channels)
+                }
+            case "mtime": entry.song.lastModified = Int64(value)
+            default:
+                if let type = TagType(name: key) { entry.song.tag.items.append(TagItem(type, value)) }
+            }
+        }
+        // A library song saved with a range is still a library song.
+        entry.isDetached = entry.song.isRemote || !entry.song.tag.items.isEmpty
+        return entry
+    }
+
+    private static func split(_ line: Substring) -> (String, String)? {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        var value = line[line.index(after: colon)...]
+        if value.first == " " { value = value.dropFirst() }
+        return (String(line[..<colon]), String(value))
+    }
+
+    private static func name(of state: PlayerState) -> String {
+        switch state {
+        case .stop: "stop"
+        case .play: "play"
+        case .pause: "pause"
+        }
+    }
+
+    private static func milliseconds(_ text: String) -> Int? {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else { return nil }
+        return Int((seconds * 1000).rounded())
+    }
+
+    /// `%f` as MPD writes its floats.
+    private static func decimal(_ value: Double) -> String {
+        let micro = Int64((value * 1_000_000).rounded())
+        let sign = micro < 0 ? "-" : ""
+        let magnitude = micro.magnitude
+        let fraction = String(magnitude % 1_000_000)
+        return sign + String(magnitude / 1_000_000) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    private static func pad(_ value: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: 3 - text.count) + text
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import NimbusModel
+import NimbusSupport
+
+/// Keeps the state file current: a change (queue, options, current song, pause, seek,
+/// volume, outputs) is written a second later, coalesced; while playing the position is
+/// refreshed every `interval` (MPD's `state_file_interval`), so a kill -9 loses at most that
+/// much of it. Writes are atomic and happen on a serial background queue, because fsync can
+/// stall for a long time on an SD card and the core loop must never wait for it.
+@CoreActor
+public final class StateKeeper {
+    public let path: String
+    private let partition: Partition
+    private let logger: Logger
+    private let interval: Duration
+    private let debounce: Duration
+    private var pending: TimerID?
+    private var periodic: TimerID?
+    private var lastWritten: String?
+    private let writer = DispatchQueue(label: "nimbus-state-file")
+
+    public init(path: String, partition: Partition, logger: Logger, interval: Duration = .seconds(120), debounce: Duration = .seconds(1)) {
+        self.path = path
+        self.partition = partition
+        self.logger = logger
+        self.interval = interval
+        self.debounce = debounce
+    }
+
+    /// Reads the state file; nil when there is none (first start).
+    public func read() -> SavedState? {
+        do {
+            guard let bytes = try AtomicFile.read(path) else { return nil }
+            return StateFileCodec.decode(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            logger.error("state_file: \(error)")
+            return nil
+        }
+    }
+
+    public func start() {
+        schedulePeriodic()
+    }
+
+    /// Something worth persisting changed.
+    public func changed() {
+        guard pending == nil else { return }
+        pending = CoreActor.loop.reactor.schedule(after: debounce) { [weak self] in
+            self?.pending = nil
+            self?.save(synchronously: false)
+        }
+    }
+
+    private func schedulePeriodic() {
+        periodic = CoreActor.loop.reactor.schedule(after: interval) { [weak self] in
+            guard let self else { return }
+            if self.partition.state != .stop { self.save(synchronously: false) }
+            self.schedulePeriodic()
+        }
+    }
+
+    /// Writes now if anything differs from the file; synchronous at shutdown.
+    public func save(synchronously: Bool) {
+        let text = StateFileCodec.encode(partition.savedState())
+        guard text != lastWritten else { return }
+        lastWritten = text
+        let path = path
+        let logger = logger
+        let write: @Sendable () -> Void = {
+            do {
+                try AtomicFile.write(Array(text.utf8), to: path)
+            } catch {
+                logger.error("Failed to save state: \(error)")
+            }
+        }
+        if synchronously {
+            if let pending { CoreActor.loop.reactor.cancel(pending) }
+            pending = nil
+            writer.sync(execute: write)
+        } else {
+            writer.async(execute: write)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// `single`: stop (or repeat) after the current song; `oneshot` switches itself off after.
+public enum SingleMode: String, Sendable {
+    case off = "0"
+    case on = "1"
+    case oneshot
+}
+
+/// The playback options MPD keeps per partition.
+public struct PlaybackOptions: Sendable, Equatable {
+    public var repeatMode = false
+    public var single = SingleMode.off
+    public var consume = false
+    /// Seconds.
+    public var crossfade = 0
+    public var mixRampDB: Float = 0
+    /// Seconds; nil is MPD's "disabled" (nan or negative).
+    public var mixRampDelay: Float?
+    public var replayGainMode = "off"
+
+    public init() {}
+}
+
+extension PlayQueue {
+    /// MPD's Queue::GetNextOrder: the order index after `current`, honouring repeat, single
+    /// and consume; nil at the end of the queue.
+    public func nextOrder(after current: Int, options: PlaybackOptions) -> Int? {
+        if options.single != .off && options.repeatMode && !options.consume { return current }
+        if current + 1 < count { return current + 1 }
+        if options.repeatMode && (current > 0 || !options.consume) && count > 0 { return 0 }
+        return nil
+    }
+
+    /// The order index before `current` (previous), wrapping with repeat.
+    public func previousOrder(before current: Int, options: PlaybackOptions) -> Int {
+        if current > 0 { return current - 1 }
+        return options.repeatMode ? count - 1 : 0
+    }
+}

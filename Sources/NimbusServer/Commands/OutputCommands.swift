@@ -1,0 +1,36 @@
+import NimbusCore
+import NimbusProtocol
+import NimbusSupport
+
+/// outputs, enableoutput, disableoutput, toggleoutput, outputset.
+@CoreActor
+enum OutputCommands {
+    nonisolated static let all: [Command] = [
+        Command("outputs", .read, arguments: 0...0, handler: outputs),
+        Command("enableoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: true) },
+        Command("disableoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: false) },
+        Command("toggleoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: nil) },
+        Command("outputset", .admin, arguments: 3...3) { call, _ in
+            let id = Int(try Arguments.unsigned(call[0]))
+            try call.client.partition.setOutputAttribute(id: id, name: call[1], value: call[2])
+            return .ok
+        },
+    ]
+
+    static func outputs(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for output in call.client.partition.outputs {
+            out.field("outputid", output.id)
+            out.field("outputname", output.name)
+            out.field("plugin", output.plugin)
+            out.field("outputenabled", output.enabled ? 1 : 0)
+            for attribute in output.attributes { out.field("attribute", attribute.name + "=" + attribute.value) }
+        }
+        return .ok
+    }
+
+    private static func set(_ call: CommandCall, enabled: Bool?) throws -> CommandResult {
+        let id = Int(try Arguments.unsigned(call[0]))
+        try call.client.partition.setOutput(id: id, enabled: enabled)
+        return .ok
+    }
+}

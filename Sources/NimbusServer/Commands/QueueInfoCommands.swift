@@ -1,0 +1,91 @@
+import NimbusCore
+import NimbusLibrary
+import NimbusModel
+import NimbusProtocol
+import NimbusQueue
+import NimbusSupport
+
+/// Reading the queue: playlistinfo, playlistid, playlist, playlistfind, playlistsearch,
+/// plchanges, plchangesposid, currentsong.
+@CoreActor
+enum QueueInfoCommands {
+    nonisolated static let all: [Command] = [
+        Command("playlistinfo", .read, arguments: 0...1, handler: playlistInfo),
+        Command("playlistid", .read, arguments: 0...1, handler: playlistID),
+        Command("playlist", .read, arguments: 0...0, handler: playlist),
+        Command("playlistfind", .read, arguments: 1...1, unlimited: true) { call, out in try find(call, &out, foldCase: false) },
+        Command("playlistsearch", .read, arguments: 1...1, unlimited: true) { call, out in try find(call, &out, foldCase: true) },
+        Command("plchanges", .read, arguments: 1...2) { call, out in try changes(call, &out, positionsOnly: false) },
+        Command("plchangesposid", .read, arguments: 1...2) { call, out in try changes(call, &out, positionsOnly: true) },
+        Command("currentsong", .read, arguments: 0...0, handler: currentSong),
+    ]
+
+    static func playlistInfo(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let queue = call.client.partition.queue
+        let range = try call.arguments.first.map { try Arguments.range($0) } ?? .all
+        let end = min(range.end ?? queue.count, queue.count)
+        // MPD's playlist_print_info: the end is clipped, a start beyond it is an error.
+        guard range.start <= end else { throw PlaybackError.badSongIndex }
+        let mask = call.client.visibleTags
+        for position in range.start..<end {
+            SongPrinter.write(queue[position], position: position, mask: mask, into: &out)
+        }
+        return .ok
+    }
+
+    static func playlistID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let queue = call.client.partition.queue
+        let mask = call.client.visibleTags
+        guard let argument = call.arguments.first else {
+            for position in 0..<queue.count { SongPrinter.write(queue[position], position: position, mask: mask, into: &out) }
+            return .ok
+        }
+        let id = Int(try Arguments.unsigned(argument))
+        guard let position = queue.position(ofID: id) else { throw PlaybackError.noSuchSong }
+        SongPrinter.write(queue[position], position: position, mask: mask, into: &out)
+        return .ok
+    }
+
+    /// The deprecated `playlist`: `POS:file: URI` lines.
+    static func playlist(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let queue = call.client.partition.queue
+        for position in 0..<queue.count {
+            out.line("\(position):file: \(queue[position].song.uri)")
+        }
+        return .ok
+    }
+
+    static func find(_ call: CommandCall, _ out: inout ResponseWriter, foldCase: Bool) throws -> CommandResult {
+        let filter = try FilterEvaluator(try FilterParser.parse(call.arguments[...], foldCase: foldCase))
+        let queue = call.client.partition.queue
+        let mask = call.client.visibleTags
+        for position in 0..<queue.count where filter.matches(queue[position].song) {
+            SongPrinter.write(queue[position], position: position, mask: mask, into: &out)
+        }
+        return .ok
+    }
+
+    static func changes(_ call: CommandCall, _ out: inout ResponseWriter, positionsOnly: Bool) throws -> CommandResult {
+        let version = UInt32(try Arguments.unsigned(call[0]))
+        let queue = call.client.partition.queue
+        let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
+        let end = min(range.end ?? queue.count, queue.count)
+        let mask = call.client.visibleTags
+        for position in queue.changes(since: version) where position >= range.start && position < end {
+            if positionsOnly {
+                out.field("cpos", position)
+                out.field("Id", queue[position].id)
+            } else {
+                SongPrinter.write(queue[position], position: position, mask: mask, into: &out)
+            }
+        }
+        return .ok
+    }
+
+    static func currentSong(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let partition = call.client.partition
+        guard let position = partition.currentPosition else { return .ok }
+        SongPrinter.write(partition.queue[position], position: position, mask: call.client.visibleTags, into: &out)
+        return .ok
+    }
+}
