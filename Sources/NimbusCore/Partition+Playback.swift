@@ -77,20 +77,13 @@ extension Partition {
         startCurrent(at: 0)
     }
 
-    /// `seek`/`seekid`: jumps inside a song, starting it if it is not the current one.
+    /// `seek`/`seekid`: jumps inside a song, starting it if it is not the current one. The
+    /// decoder restarts at the target rather than seeking in place: it may already be decoding
+    /// the following song.
     public func seek(position: Int, milliseconds: Int) throws(PlaybackError) {
         guard position < queue.count else { throw .badSongIndex }
-        let order = queue.orderIndex(ofPosition: position)
-        if order == current, state != .stop, let playingToken, tokens[playingToken] == queue[position].id {
-            engine.seek(toMilliseconds: offset(milliseconds, in: queue[position]))
-            if state == .pause { pendingElapsed = milliseconds }
-            changed(.player)
-            return
-        }
-        current = order
-        let wasPaused = state == .pause
-        startCurrent(at: milliseconds)
-        if wasPaused { pause(true) }
+        current = queue.orderIndex(ofPosition: position)
+        startCurrent(at: milliseconds, paused: state == .pause)
     }
 
     public func seek(id: Int, milliseconds: Int) throws(PlaybackError) {
@@ -146,22 +139,25 @@ extension Partition {
         return copy
     }
 
-    /// Starts the current song `milliseconds` in (from its range start) with the next queued.
-    func startCurrent(at milliseconds: Int) {
+    /// Starts the current song `milliseconds` in (from its range start) with its follower
+    /// named; `paused` holds it before its first sample.
+    func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false) {
         guard let position = currentPosition else { return }
-        error = nil
+        if !keepingError { error = nil }
         // Events still in flight for songs started before this one must not move `current`.
         tokens.removeAll()
-        queuedToken = nil
+        taken.removeAll()
         let item = makeItem(queue[position], startOffset: milliseconds)
+        startToken = item.token
         playingToken = nil
         pendingElapsed = milliseconds
-        let next = nextItem()
-        queuedToken = next?.token
+        queuedItem = nil
+        let next = followerItem(ofOrder: current)
+        name(next, after: item.token, tellingPlayer: false)
         engine.setOutputs(activeOutputSlots)
         applyVolumes()
-        engine.play(item, next: next)
-        setState(.play)
+        engine.play(item, next: next, paused: paused)
+        setState(paused ? .pause : .play)
         changed(.player)
     }
 
@@ -169,31 +165,53 @@ extension Partition {
         engine.stop()
         setState(.stop)
         playingToken = nil
-        queuedToken = nil
+        startToken = nil
+        answeredFor = nil
+        queuedItem = nil
         pendingElapsed = 0
         tokens.removeAll()
+        taken.removeAll()
     }
 
-    /// Tells the player which song follows the current one (after any queue or option change).
+    var queuedToken: UInt64? { queuedItem?.token }
+
+    /// Records (and tells the player) which song follows the song `token`.
+    private func name(_ item: PlayItem?, after token: UInt64, tellingPlayer: Bool = true) {
+        answeredFor = token
+        queuedItem = item
+        if tellingPlayer { engine.setNext(item, after: token) }
+    }
+
+    /// After a queue or option change: if the song named to follow the current one is no
+    /// longer the right one, name the right one — and if the decoder already took up the old
+    /// one, have it drop that (it keeps playing it if some of it was already heard).
     func refreshNext() {
-        guard state != .stop else { return }
-        let next = nextItem()
-        if next?.token == nil && queuedToken == nil { return }
-        if let queuedToken, let next, tokens[queuedToken] == next.queueID, sameRange(queuedToken, next.queueID) { return }
-        queuedToken = next?.token
-        engine.setNext(next)
+        guard state != .stop, let answeredFor else { return }
+        let anchor = tokens[answeredFor].flatMap { queue.position(ofID: $0) }.flatMap { queue.orderIndex(ofPosition: $0) } ?? current
+        let desired = followerItem(ofOrder: anchor)
+        guard desired?.token != queuedToken else { return }
+        let old = queuedToken
+        name(desired, after: answeredFor)
+        if let old, taken.contains(old), old != playingToken {
+            engine.replace(from: old, with: desired)
+        }
     }
 
-    private func sameRange(_ token: UInt64, _ id: Int) -> Bool { true }
-
-    private func nextItem() -> PlayItem? {
-        guard let current, let order = queue.nextOrder(after: current, options: options) else { return nil }
+    /// The song after the one at order index `order` as the player should get it: nil at the
+    /// end of the queue, in single mode (MPD stops or pauses at the border), or after as many
+    /// failures in a row as the queue has songs. The already named item is reused while it
+    /// still fits, so its decoding is not restarted.
+    private func followerItem(ofOrder order: Int?) -> PlayItem? {
+        guard let order, order < queue.order.count, let next = queue.nextOrder(after: order, options: options) else { return nil }
         if options.single != .off && !options.repeatMode { return nil }
-        if let queuedToken, let id = tokens[queuedToken], queue.position(ofID: id) == queue.order[order] {
-            // Keep the already queued item (its decoding may have started).
-            return makeItem(queue[queue.order[order]], startOffset: 0, token: queuedToken)
+        if failureStreak >= queue.count { return nil }
+        let entry = queue[queue.order[next]]
+        if let queuedItem, queuedItem.queueID == entry.id, queuedItem.startMilliseconds == (entry.range?.start ?? 0),
+            queuedItem.endMilliseconds == entry.range?.end, tokens[queuedItem.token] != nil
+        {
+            return queuedItem
         }
-        return makeItem(queue[queue.order[order]], startOffset: 0)
+        return makeItem(entry, startOffset: 0)
     }
 
     func makeItem(_ entry: QueueItem, startOffset: Int, token: UInt64? = nil) -> PlayItem {
@@ -206,10 +224,6 @@ extension Partition {
         return PlayItem(
             token: token, queueID: entry.id, uri: entry.song.uri, startMilliseconds: start,
             endMilliseconds: entry.range?.end, open: opener(entry.song))
-    }
-
-    private func offset(_ milliseconds: Int, in entry: QueueItem) -> Int {
-        (entry.range?.start ?? 0) + milliseconds
     }
 
     /// Elapsed time in the current song, relative to its range start.
@@ -240,47 +254,24 @@ extension Partition {
 
     func handle(_ event: PlayerEvent) {
         switch event {
+        case .decoding(let token):
+            taken.insert(token)
+            // A song taken up after the follower was renamed is dropped again (unless heard).
+            guard token != startToken, token != queuedToken, tokens[token] != nil, token != playingToken else { return }
+            engine.replace(from: token, with: queuedItem)
         case .started(let token):
-            guard let id = tokens[token], let position = queue.position(ofID: id) else { return }
-            let previous = current
-            let previousToken = playingToken
-            playingToken = token
-            pendingElapsed = 0
-            if queuedToken == token { queuedToken = nil }
-            if let previousToken, previousToken != token {
-                // The player moved on by itself: the previous song ended.
-                tokens[previousToken] = nil
-                current = queue.orderIndex(ofPosition: position)
-                if let previous { consumeOrder(previous) }
-                finishSingleOneshot()
-            }
-            current = queue.position(ofID: id).flatMap { queue.orderIndex(ofPosition: $0) }
-            refreshNext()
-            changed(.player)
+            songStarted(token)
         case .finished:
             guard state != .stop else { return }
-            let last = current
-            engine.markStopped()
-            setState(.stop)
-            playingToken = nil
-            queuedToken = nil
-            tokens.removeAll()
-            if let last { consumeOrder(last) }
-            if options.single == .oneshot {
-                options.single = .off
-                onEvents(.options)
-            } else if options.single == .on, let last, last + 1 < queue.count || options.repeatMode {
-                // Single mode stops after the song and selects the next one.
-                current = queue.nextOrder(after: last, options: optionsIgnoringSingle)
-            } else {
-                current = nil
-            }
-            changed(.player)
+            finishedQueue()
         case .failed(let token, let message):
             let uri = tokens[token].flatMap { queue.position(ofID: $0) }.map { queue[$0].song.uri }
             error = uri.map { "Failed to decode \($0): \(message)" } ?? message
-            if token == queuedToken {
-                queuedToken = nil
+            failureStreak += 1
+            // The decoder goes on with the follower of a song that broke before being heard;
+            // name it now, since the song will never start.
+            if token == queuedToken, let id = tokens[token], let position = queue.position(ofID: id) {
+                name(followerItem(ofOrder: queue.orderIndex(ofPosition: position)), after: token)
             }
             onEvents(.player)
         case .outputFailed(let name, let message):
@@ -290,5 +281,63 @@ extension Partition {
             }
             changed(.player)
         }
+    }
+
+    /// The clock output reached a song's first sample: it is now the current song, the one
+    /// before it is consumed (consume mode), and its follower gets named.
+    private func songStarted(_ token: UInt64) {
+        guard let id = tokens[token], let position = queue.position(ofID: id) else { return }
+        failureStreak = 0
+        let previous = current
+        let previousToken = playingToken
+        playingToken = token
+        if let previousToken, previousToken != token {
+            tokens[previousToken] = nil
+            current = queue.orderIndex(ofPosition: position)
+            if let previous { consumeOrder(previous) }
+            finishSingleOneshot()
+        }
+        current = queue.position(ofID: id).flatMap { queue.orderIndex(ofPosition: $0) }
+        // Tokens grow along the chain: a follower already named for a later song (one that
+        // failed before being heard) must not be replaced by an answer for this one.
+        if answeredFor.map({ $0 < token }) ?? true {
+            name(followerItem(ofOrder: current), after: token)
+        } else {
+            refreshNext()
+        }
+        changed(.player)
+    }
+
+    /// The decoder ran out of songs. In single mode the next song is loaded paused at its
+    /// start (MPD's border pause); otherwise playback stops at the end of the queue.
+    private func finishedQueue() {
+        let last = current
+        engine.markStopped()
+        playingToken = nil
+        startToken = nil
+        answeredFor = nil
+        queuedItem = nil
+        tokens.removeAll()
+        taken.removeAll()
+        failureStreak = 0
+        var followingID: Int?
+        if let last, options.single != .off, !options.repeatMode,
+            let order = queue.nextOrder(after: last, options: optionsIgnoringSingle)
+        {
+            followingID = queue[queue.order[order]].id
+        }
+        if let last { consumeOrder(last) }
+        if options.single == .oneshot {
+            options.single = .off
+            onEvents(.options)
+        }
+        if let following = followingID.flatMap({ queue.position(ofID: $0) }).flatMap({ queue.orderIndex(ofPosition: $0) }) {
+            current = following
+            startCurrent(at: 0, paused: true)
+            return
+        }
+        setState(.stop)
+        current = nil
+        changed(.player)
     }
 }

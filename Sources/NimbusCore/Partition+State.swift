@@ -40,8 +40,7 @@ extension Partition {
         if saved.random { queue.setRandom(true, current: currentPosition) }
         current = currentPosition.flatMap { queue.orderIndex(ofPosition: $0) }
         if current != nil, saved.state != .stop {
-            startCurrent(at: saved.elapsedMilliseconds)
-            if saved.state == .pause || restorePaused { pause(true) }
+            startCurrent(at: saved.elapsedMilliseconds, paused: saved.state == .pause || restorePaused)
         } else if current != nil {
             pendingElapsed = 0
         }

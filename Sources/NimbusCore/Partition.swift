@@ -40,13 +40,22 @@ public final class Partition {
 
     public let maxQueueLength: Int
     let engine: PlayerEngine
+    /// Player tokens → queue ids of the songs handed to the player since the last start.
     var tokens: [UInt64: Int] = [:]
     var nextToken: UInt64 = 1
-    var queuedToken: UInt64?
+    /// The song playback started with (play, seek, skip).
+    var startToken: UInt64?
+    /// The song whose follower was named last, and that follower (nil: the queue ends).
+    var answeredFor: UInt64?
+    var queuedItem: PlayItem?
+    /// Songs the decoder has taken up.
+    var taken: Set<UInt64> = []
     /// The song the engine plays now (the clock reached its first audio).
     var playingToken: UInt64?
     /// Elapsed time to show while stopped or before the player reports (a restored position).
     var pendingElapsed = 0
+    /// Songs skipped in a row because they failed, so a queue of broken songs ends.
+    var failureStreak = 0
     var playTimeAccumulated: UInt64 = 0
     var playingSince: UInt64?
 

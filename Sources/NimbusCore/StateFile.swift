@@ -52,6 +52,8 @@ public enum StateFileCodec {
         text += "crossfade: \(options.crossfade)\n"
         text += "mixrampdb: \(decimal(Double(options.mixRampDB)))\n"
         text += "mixrampdelay: \(options.mixRampDelay.map { decimal(Double($0)) } ?? "nan")\n"
+        // Not in MPD's state file (MPD ignores the line); Nimbus keeps the mode across restarts.
+        text += "replay_gain_mode: \(options.replayGainMode)\n"
         text += "playlist_begin\n"
         for (index, entry) in state.entries.enumerated() {
             if entry.priority != 0 { text += "Prio: \(entry.priority)\n" }
@@ -109,7 +111,9 @@ public enum StateFileCodec {
             case "consume": state.options.consume = value == "1"
             case "crossfade": state.options.crossfade = Int(value).map { max(0, $0) } ?? 0
             case "mixrampdb": state.options.mixRampDB = Float(value).flatMap { $0.isFinite ? $0 : nil } ?? 0
-            case "mixrampdelay": state.options.mixRampDelay = Float(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            case "mixrampdelay": state.options.mixRampDelay = Float(value).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+            case "replay_gain_mode":
+                if ["off", "track", "album", "auto"].contains(value) { state.options.replayGainMode = value }
             default: break
             }
         }

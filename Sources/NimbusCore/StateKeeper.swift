@@ -17,6 +17,8 @@ public final class StateKeeper {
     private var pending: TimerID?
     private var periodic: TimerID?
     private var lastWritten: String?
+    /// False until the saved state was restored: saving earlier would replace it with nothing.
+    private var active = false
     private let writer = DispatchQueue(label: "nimbus-state-file")
 
     public init(path: String, partition: Partition, logger: Logger, interval: Duration = .seconds(120), debounce: Duration = .seconds(1)) {
@@ -38,13 +40,15 @@ public final class StateKeeper {
         }
     }
 
+    /// Begins saving (after the restore).
     public func start() {
+        active = true
         schedulePeriodic()
     }
 
     /// Something worth persisting changed.
     public func changed() {
-        guard pending == nil else { return }
+        guard active, pending == nil else { return }
         pending = CoreActor.loop.reactor.schedule(after: debounce) { [weak self] in
             self?.pending = nil
             self?.save(synchronously: false)
@@ -61,6 +65,7 @@ public final class StateKeeper {
 
     /// Writes now if anything differs from the file; synchronous at shutdown.
     public func save(synchronously: Bool) {
+        guard active else { return }
         let text = StateFileCodec.encode(partition.savedState())
         guard text != lastWritten else { return }
         lastWritten = text

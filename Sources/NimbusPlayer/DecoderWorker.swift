@@ -3,7 +3,13 @@ import NimbusDecoder
 import NimbusModel
 
 /// The decoder thread: opens songs, decodes them into the pipe, and continues straight into
-/// the queued next song when the current one ends, so consecutive songs join without a gap.
+/// the next song when one ends, so consecutive songs join without a gap.
+///
+/// Which song follows is the core's decision: `start` names the first song's follower, and
+/// from then on the core names the follower of each song when that song starts to be heard
+/// (`setNext(_:after:)`; nil ends the queue). A decoder that finishes a song before its
+/// follower is known waits (the pipe keeps the outputs busy), so songs shorter than the pipe
+/// still follow each other without the queue ending early — MPD's one-song lookahead.
 ///
 /// Control arrives through a mailbox (lock plus condition) and is checked between chunks.
 final class DecoderWorker: @unchecked Sendable {
@@ -11,11 +17,12 @@ final class DecoderWorker: @unchecked Sendable {
     // fields below it belong to the decoder thread alone.
     private struct Mailbox {
         var start: PlayItem?
+        /// The song that follows `nextAfter` (nil item: the queue ends there).
         var next: PlayItem?
+        var nextAfter: UInt64?
         var seekMilliseconds: Int?
-        /// Decode this instead of the song in progress, keeping what is already in the pipe
-        /// (a queued song was cancelled after its decoding had started); nil item: nothing.
-        var replacement: PlayItem??
+        /// Drop the song with this token (and whatever came after it) and decode the item instead.
+        var replacement: (from: UInt64, item: PlayItem?)?
         var stop = false
         var shutdown = false
         var changed = false
@@ -28,6 +35,10 @@ final class DecoderWorker: @unchecked Sendable {
 
     private var decoder: (any AudioDecoder)?
     private var current: PlayItem?
+    /// The song whose follower the decoder waits for.
+    private var awaiting: UInt64?
+    /// Tokens taken up since the last fresh start, for replacements.
+    private var taken: [UInt64] = []
     private var frame: Int64 = 0
     private var endFrame: Int64?
     private var generation = 0
@@ -55,18 +66,24 @@ final class DecoderWorker: @unchecked Sendable {
         post {
             $0.start = item
             $0.next = next
+            $0.nextAfter = item.token
             $0.seekMilliseconds = nil
+            $0.replacement = nil
             $0.stop = false
         }
     }
 
-    func setNext(_ item: PlayItem?) {
-        post { $0.next = item }
+    /// The core's answer to `.decoding(after)`.
+    func setNext(_ item: PlayItem?, after token: UInt64) {
+        post {
+            $0.next = item
+            $0.nextAfter = token
+        }
     }
 
-    /// Abandons the song being decoded and continues with `item` (or ends the queue).
-    func replaceDecoding(with item: PlayItem?) {
-        post { $0.replacement = .some(item) }
+    /// Abandons the song `token` and continues with `item`, unless some of it was heard already.
+    func replace(from token: UInt64, with item: PlayItem?) {
+        post { $0.replacement = (token, item) }
     }
 
     func seek(toMilliseconds milliseconds: Int) {
@@ -77,6 +94,9 @@ final class DecoderWorker: @unchecked Sendable {
         post {
             $0.stop = true
             $0.start = nil
+            $0.next = nil
+            $0.nextAfter = nil
+            $0.replacement = nil
             $0.seekMilliseconds = nil
         }
     }
@@ -87,11 +107,6 @@ final class DecoderWorker: @unchecked Sendable {
         pipe.close()
     }
 
-    /// The token of the song being decoded right now (for cancelling a queued song).
-    var decodingToken: UInt64? {
-        condition.withLock { decodingTokenStorage }
-    }
-    private var decodingTokenStorage: UInt64?
 
     private func post(_ change: (inout Mailbox) -> Void) {
         condition.withLock {
@@ -127,7 +142,7 @@ final class DecoderWorker: @unchecked Sendable {
             }
             if frames == 0 {
                 if let failure { events(.failed(token: current.token, message: failure)) }
-                advanceToNext()
+                songEnded(current.token)
                 continue
             }
             let format = decoder.format
@@ -152,7 +167,7 @@ final class DecoderWorker: @unchecked Sendable {
             }
             if let failure {
                 events(.failed(token: current.token, message: failure))
-                advanceToNext()
+                songEnded(current.token)
             }
         }
     }
@@ -174,15 +189,22 @@ final class DecoderWorker: @unchecked Sendable {
         if box.stop {
             decoder = nil
             current = nil
-            setDecodingToken(nil)
+            awaiting = nil
+            taken = []
         }
         if let item = box.start {
             generation = pipe.clear()
-            open(item)
-        } else if let replacement = box.replacement {
+            awaiting = nil
+            taken = []
+            begin(item)
+        } else if let (from, item) = box.replacement, taken.contains(from), pipe.truncate(fromToken: from) {
+            // Nothing of `from` was heard yet: its decoded part is gone from the pipe. (Done
+            // here, between chunks, so no chunk of it is in flight.)
             decoder = nil
             current = nil
-            if let item = replacement { open(item) } else { finishQueue() }
+            awaiting = nil
+            taken = Array(taken.prefix { $0 != from })
+            if let item { begin(item) } else { finishQueue() }
         } else if let milliseconds = box.seekMilliseconds, let decoder, let current {
             generation = pipe.clear()
             let target = Int64(milliseconds) * Int64(decoder.format.sampleRate) / 1000
@@ -194,66 +216,59 @@ final class DecoderWorker: @unchecked Sendable {
                 events(.failed(token: current.token, message: "Seek failed: \(error.message)"))
             }
         }
+        if let awaiting { takeNextIfAnswered(awaiting) }
         return true
     }
 
-    private func open(_ item: PlayItem) {
-        var item = item
-        while true {
-            do {
-                let opened = try item.open()
-                let target = Int64(item.startMilliseconds) * Int64(opened.format.sampleRate) / 1000
-                if target > 0 { try opened.seek(toFrame: target) }
-                decoder = opened
-                current = item
-                frame = target
-                endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
-                firstChunk = true
-                setDecodingToken(item.token)
-                return
-            } catch {
-                events(.failed(token: item.token, message: (error as? DecoderError)?.message ?? "\(error)"))
-                guard let next = takeNext() else {
-                    finishQueue()
-                    return
-                }
-                item = next
-            }
+    /// Takes up `item`: tells the core (which answers with its follower) and opens it. A song
+    /// that cannot be opened is reported and the decoder moves on to its follower.
+    private func begin(_ item: PlayItem) {
+        taken.append(item.token)
+        events(.decoding(token: item.token))
+        do {
+            let opened = try item.open()
+            let target = Int64(item.startMilliseconds) * Int64(opened.format.sampleRate) / 1000
+            if target > 0 { try opened.seek(toFrame: target) }
+            decoder = opened
+            current = item
+            frame = target
+            endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
+            firstChunk = true
+        } catch {
+            events(.failed(token: item.token, message: (error as? DecoderError)?.message ?? "\(error)"))
+            songEnded(item.token)
         }
     }
 
-    /// The current song ended (or broke): continue with the queued next song, gaplessly.
-    private func advanceToNext() {
+    /// The song `token` ended (or broke): continue with its follower once the core named it.
+    private func songEnded(_ token: UInt64) {
         decoder = nil
         current = nil
-        if let next = takeNext() {
-            open(next)
-        } else {
-            finishQueue()
-        }
+        awaiting = token
+        takeNextIfAnswered(token)
     }
 
-    private func takeNext() -> PlayItem? {
-        condition.withLock {
+    private func takeNextIfAnswered(_ token: UInt64) {
+        let answer = condition.withLock { () -> PlayItem?? in
+            guard mailbox.nextAfter == token else { return nil }
             let next = mailbox.next
             mailbox.next = nil
-            return next
+            mailbox.nextAfter = nil
+            return .some(next)
         }
+        guard let answer else { return }
+        awaiting = nil
+        if let next = answer { begin(next) } else { finishQueue() }
     }
 
     private func finishQueue() {
         decoder = nil
         current = nil
-        setDecodingToken(nil)
         _ = pipe.produce(generation: generation) { chunk in
             chunk.count = 0
             chunk.endOfQueue = true
             chunk.first = false
             chunk.token = 0
         }
-    }
-
-    private func setDecodingToken(_ token: UInt64?) {
-        condition.withLock { decodingTokenStorage = token }
     }
 }

@@ -29,6 +29,8 @@ public struct PlayItem: Sendable {
 
 /// What the player reports to the core (delivered on the player's threads; the core hops).
 public enum PlayerEvent: Sendable, Equatable {
+    /// The decoder took up a song; the core answers with `setNext(_:after:)`.
+    case decoding(token: UInt64)
     /// The clock output reached the first audio of a song.
     case started(token: UInt64)
     /// Everything queued has been heard.

@@ -28,7 +28,6 @@ public final class PlayerEngine: Sendable {
         var playerState: PlayerState = .stop
         var workers: [Int: OutputWorker] = [:]
         var clock: OutputWorker?
-        var next: PlayItem?
         var lastToken: UInt64 = 0
     }
 
@@ -86,32 +85,26 @@ public final class PlayerEngine: Sendable {
 
     // MARK: transport
 
-    /// Starts `item` now (dropping whatever was playing) with `next` queued behind it.
-    public func play(_ item: PlayItem, next: PlayItem?) {
+    /// Starts `item` now (dropping whatever was playing) with `next` queued behind it;
+    /// `paused` loads it and holds before the first sample is heard (MPD's border pause).
+    public func play(_ item: PlayItem, next: PlayItem?, paused: Bool = false) {
         state.withLock { state in
-            state.playerState = .play
-            state.next = next
-            for worker in state.workers.values { worker.setPaused(false) }
+            state.playerState = paused ? .pause : .play
+            for worker in state.workers.values { worker.setPaused(paused) }
         }
         decoder.start(item, next: next)
     }
 
-    /// Changes the song that follows the current one. If its decoding had already begun and
-    /// nothing of it was heard yet, the decoded part is dropped and decoding switches over.
-    public func setNext(_ item: PlayItem?) {
-        let previous = state.withLock { state -> PlayItem? in
-            let previous = state.next
-            state.next = item
-            return previous
-        }
-        guard previous?.token != item?.token else { return }
-        if let previous, decoder.decodingToken == previous.token, playingToken != previous.token,
-            pipe.truncate(fromToken: previous.token)
-        {
-            decoder.replaceDecoding(with: item)
-        } else {
-            decoder.setNext(item)
-        }
+    /// Names the song that follows `token` (nil: the queue ends after it). Answers the
+    /// decoder's `.decoding(token)`, or corrects an earlier answer not yet taken up.
+    public func setNext(_ item: PlayItem?, after token: UInt64) {
+        decoder.setNext(item, after: token)
+    }
+
+    /// Drops the song `token`, already taken up by the decoder, and continues with `item`
+    /// instead — unless some of it was heard, in which case it simply plays on.
+    public func replace(from token: UInt64, with item: PlayItem?) {
+        decoder.replace(from: token, with: item)
     }
 
     public func seek(toMilliseconds milliseconds: Int) {
@@ -141,7 +134,6 @@ public final class PlayerEngine: Sendable {
     public func stop() {
         state.withLock { state in
             state.playerState = .stop
-            state.next = nil
             for worker in state.workers.values { worker.setPaused(false) }
         }
         decoder.stop()

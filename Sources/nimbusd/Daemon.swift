@@ -20,6 +20,9 @@ final class Daemon {
     let library: MusicLibrary
     let stateKeeper: StateKeeper
     private var watcher: LibraryWatcher?
+    /// Set while the first scan of a new database runs: the queue is restored after it, so
+    /// its songs can be found.
+    private var pendingRestore: (@CoreActor () -> Void)?
     private var stopped = false
 
     init(configuration: DaemonConfiguration, logger: Logger) {
@@ -38,7 +41,13 @@ final class Daemon {
             path: configuration.stateFile, partition: context.defaultPartition, logger: logger.domain("state_file"),
             interval: .seconds(configuration.stateFileInterval))
         library.onEvents = { idle.emit($0) }
-        library.onInstalled = { [unowned self] _ in self.watcher?.refresh() }
+        library.onInstalled = { [unowned self] _ in
+            self.watcher?.refresh()
+            if let restore = self.pendingRestore {
+                self.pendingRestore = nil
+                restore()
+            }
+        }
         context.library = library
         context.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
@@ -56,14 +65,19 @@ final class Daemon {
         {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
+        var scanning = false
         if !library.load() {
             if FileManager.default.fileExists(atPath: configuration.musicDirectory) {
-                _ = try? library.update("")
+                scanning = (try? library.update("")) != nil
             } else {
                 logger.warning("music directory \"\(configuration.musicDirectory)\" does not exist")
             }
         }
-        restoreState()
+        if scanning {
+            pendingRestore = { [unowned self] in self.restoreState() }
+        } else {
+            restoreState()
+        }
         if configuration.autoUpdate {
             watcher = LibraryWatcher(
                 library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,

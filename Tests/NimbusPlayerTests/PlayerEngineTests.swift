@@ -10,12 +10,26 @@ import XCTest
 
 /// The engine with real decoders and ALSA's `file` plugin (configured in-process) as output.
 final class PlayerEngineTests: XCTestCase {
+    /// Records events (all but `.decoding`) and, like the core, names the follower of every
+    /// song the decoder takes up after the first: here always the end of the queue.
     private final class Recorder: Sendable {
         let events = Mutex<[PlayerEvent]>([])
         let finished = DispatchSemaphore(value: 0)
+        let engine = Mutex<PlayerEngine?>(nil)
+
         func record(_ event: PlayerEvent) {
+            if case .decoding(let token) = event {
+                if token != 1 { engine.withLock { $0 }?.setNext(nil, after: token) }
+                return
+            }
             events.withLock { $0.append(event) }
             if event == .finished { finished.signal() }
+        }
+
+        func makeEngine() -> PlayerEngine {
+            let engine = PlayerEngine { [unowned self] in self.record($0) }
+            self.engine.withLock { $0 = engine }
+            return engine
         }
     }
 
@@ -37,7 +51,7 @@ final class PlayerEngineTests: XCTestCase {
         try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 30_000)
         try AudioFixtures.writeRampWAV(to: directory.file("b.wav"), frames: 20_000)
         let recorder = Recorder()
-        let engine = PlayerEngine { recorder.record($0) }
+        let engine = recorder.makeEngine()
         engine.setOutputs([fileOutput(directory.file("out.raw"))])
         engine.play(item(directory.file("a.wav"), token: 1), next: item(directory.file("b.wav"), token: 2))
         XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
@@ -52,7 +66,7 @@ final class PlayerEngineTests: XCTestCase {
         let directory = TemporaryDirectory()
         try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 88_200)
         let recorder = Recorder()
-        let engine = PlayerEngine { recorder.record($0) }
+        let engine = recorder.makeEngine()
         engine.setOutputs([fileOutput(directory.file("out.raw"))])
         engine.play(item(directory.file("a.wav"), token: 1, start: 500, end: 1000), next: nil)
         XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
@@ -66,7 +80,7 @@ final class PlayerEngineTests: XCTestCase {
         try AudioFixtures.writeRampWAV(to: directory.file("b.wav"), frames: 1000)
         _ = FileManager.default.createFile(atPath: directory.file("bad.wav"), contents: Data("not audio".utf8))
         let recorder = Recorder()
-        let engine = PlayerEngine { recorder.record($0) }
+        let engine = recorder.makeEngine()
         engine.setOutputs([fileOutput(directory.file("out.raw"))])
         engine.play(item(directory.file("bad.wav"), token: 1), next: item(directory.file("b.wav"), token: 2))
         XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
@@ -79,7 +93,7 @@ final class PlayerEngineTests: XCTestCase {
         let directory = TemporaryDirectory()
         try AudioFixtures.writeRampWAV(to: directory.file("a.wav"), frames: 22_050)
         let recorder = Recorder()
-        let engine = PlayerEngine { recorder.record($0) }
+        let engine = recorder.makeEngine()
         engine.setOutputs([])
         let start = Date()
         engine.play(item(directory.file("a.wav"), token: 1), next: nil)

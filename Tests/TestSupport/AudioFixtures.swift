@@ -35,3 +35,80 @@ public enum AudioFixtures {
         return low | high << 16
     }
 }
+
+extension AudioFixtures {
+    /// 16-bit stereo sine at 44.1 kHz, both channels equal. The phase is taken from the absolute
+    /// frame index `firstFrame + i`, so consecutive files continue one signal without a seam.
+    public static func writeSineWAV(
+        to path: String, frames: Int, firstFrame: Int = 0, frequency: Double = 1000, amplitude: Double = 0.5
+    ) throws {
+        var data = Data(capacity: 44 + frames * 4)
+        func u32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8))
+        u32(36 + frames * 4)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16)
+        u16(1)
+        u16(2)
+        u32(44100)
+        u32(44100 * 4)
+        u16(4)
+        u16(16)
+        data.append(contentsOf: Array("data".utf8))
+        u32(frames * 4)
+        for index in 0..<frames {
+            let sample = Int16(sineSample(frame: firstFrame + index, frequency: frequency, amplitude: amplitude))
+            u16(Int(UInt16(bitPattern: sample)))
+            u16(Int(UInt16(bitPattern: sample)))
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The ideal value of that sine at `frame`, in 16-bit units.
+    public static func sineSample(frame: Int, frequency: Double, amplitude: Double) -> Double {
+        (amplitude * 32767 * sin(2 * Double.pi * frequency * Double(frame) / 44100)).rounded()
+    }
+
+    /// Left-channel samples of raw 16-bit little-endian stereo.
+    public static func leftChannel(_ bytes: [UInt8]) -> [Int16] {
+        stride(from: 0, to: bytes.count - 3, by: 4).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+    }
+
+    /// Ramp indices of every frame of raw 16-bit stereo written from ramp files.
+    public static func rampIndices(_ bytes: [UInt8]) -> [Int] {
+        stride(from: 0, to: bytes.count - 3, by: 4).map { rampIndex(bytes[$0..<($0 + 4)]) }
+    }
+}
+
+/// An ALSA configuration, given to a daemon through ALSA_CONFIG_PATH, whose PCM `capture`
+/// writes everything played into a raw file (ALSA's `file` plugin over a `null` slave). Each
+/// opening of the device starts the file afresh.
+public struct ALSACapture {
+    public let configPath: String
+    public let outputPath: String
+
+    public init(in directory: TemporaryDirectory, name: String = "capture") {
+        outputPath = directory.file("\(name).raw")
+        configPath = directory.write(
+            "\(name)-alsa.conf",
+            "pcm.capture { type file slave.pcm { type null } file \"\(outputPath)\" format \"raw\" }\n")
+    }
+
+    public var environment: [String: String] { ["ALSA_CONFIG_PATH": configPath] }
+
+    /// An `audio_output` block for the daemon config.
+    public static func outputBlock(name: String = "capture", format: String = "44100:16:2", mixer: String = "software") -> String {
+        """
+        audio_output {
+            type "alsa"
+            name "\(name)"
+            device "capture"
+            mixer_type "\(mixer)"
+            format "\(format)"
+        }
+        """
+    }
+
+    public var bytes: [UInt8] { (try? Array(Data(contentsOf: URL(fileURLWithPath: outputPath)))) ?? [] }
+}

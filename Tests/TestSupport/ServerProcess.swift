@@ -39,9 +39,12 @@ public final class ServerProcess {
     /// Starts `kind` with `body` appended to a config that points every file into a fresh
     /// directory and listens on 127.0.0.1 (and `socket` inside the directory).
     /// `cpu` pins the daemon to one core (through taskset) so benchmarks compare like with like.
+    /// `nullOutput`: whether the config starts with a paced `null` output (the default, so
+    /// both daemons keep real time); `environment` is added to the daemon's environment
+    /// (ALSA_CONFIG_PATH for the `file` plugin).
     public init(
         _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil,
-        musicDirectory: String? = nil
+        musicDirectory: String? = nil, nullOutput: Bool = true, environment: [String: String] = [:]
     ) throws {
         directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
         port = freePort()
@@ -59,10 +62,7 @@ public final class ServerProcess {
             bind_to_address "\(directory.path)/socket"
             port "\(port)"
             zeroconf_enabled "no"
-            audio_output {
-                type "null"
-                name "null"
-            }
+            \(nullOutput ? "audio_output {\n    type \"null\"\n    name \"null\"\n}" : "")
             \(body)
 
             """
@@ -77,13 +77,19 @@ public final class ServerProcess {
             launchExecutable = kind.executable
             launchArguments = arguments
         }
+        self.environment = environment
         try launch(waitForReady: waitForReady)
     }
+
+    private var environment: [String: String] = [:]
 
     private func launch(waitForReady: Bool) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: launchExecutable)
         process.arguments = launchArguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = FileHandle(forWritingAtPath: outputPath)
         output?.seekToEndOfFile()
         process.standardOutput = output

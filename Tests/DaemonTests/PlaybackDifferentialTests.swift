@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// What the player does at song ends (single, oneshot, consume, repeat, end of the queue),
+/// compared with MPD playing the same short files in real time. Timing-dependent fields
+/// (elapsed, time, bitrate, audio) are left out; everything else must match.
+final class PlaybackDifferentialTests: XCTestCase {
+    private static let timeFields = ["elapsed: ", "time: ", "bitrate: ", "audio: "]
+
+    private func status(_ client: LineClient) throws -> [String] {
+        try client.request("status").filter { line in !Self.timeFields.contains { line.hasPrefix($0) } }
+    }
+
+    /// Runs `steps` on both daemons in lockstep; `wait` steps sleep, `status` steps compare.
+    private enum Step {
+        case send(String)
+        case wait(Double)
+        case compare(String)
+    }
+
+    private func compare(_ steps: [Step]) throws {
+        try XCTSkipUnless(ServerProcess.mpdAvailable, "Debian's mpd is not installed (scripts/install-deps)")
+        let music = TemporaryDirectory("nimbus-playback")
+        // One second each: MPD 0.23 itself misbehaves with songs much shorter than that
+        // (consume and single+repeat stop early), and its slow replies need the margin.
+        for name in ["a", "b", "c"] { try AudioFixtures.writeRampWAV(to: music.file("\(name).wav"), frames: 44_100) }
+        try AudioFixtures.writeRampWAV(to: music.file("long.wav"), frames: 88_200)
+        let reference = try ServerProcess(.mpd, musicDirectory: music.path)
+        let nimbus = try ServerProcess(.nimbus, musicDirectory: music.path)
+        try reference.waitForDatabase(songs: 4)
+        try nimbus.waitForDatabase(songs: 4)
+        let clients = [try reference.connect(), try nimbus.connect()]
+        for step in steps {
+            switch step {
+            case .send(let command):
+                for client in clients { XCTAssertEqual(try client.request(command), ["OK"], command) }
+            case .wait(let seconds):
+                Thread.sleep(forTimeInterval: seconds)
+            case .compare(let label):
+                let expected = try status(clients[0])
+                let actual = try status(clients[1])
+                XCTAssertEqual(actual, expected, label)
+                XCTAssertEqual(try clients[1].request("playlist"), try clients[0].request("playlist"), label)
+            }
+        }
+    }
+
+    private let queue: [Step] = [.send("add a.wav"), .send("add b.wav"), .send("add c.wav")]
+
+    func testEndOfQueue() throws {
+        try compare(queue + [.send("play 1"), .compare("playing"), .wait(2.6), .compare("after the last song")])
+    }
+
+    func testSinglePausesAtTheStartOfTheNextSong() throws {
+        try compare(
+            queue + [
+                .send("single 1"), .send("play 0"), .wait(1.5), .compare("paused at the border"), .send("play"),
+                .wait(1.5), .compare("again"), .send("play 2"), .wait(1.5), .compare("single on the last song"),
+            ])
+    }
+
+    func testOneshotSwitchesItselfOff() throws {
+        try compare(queue + [.send("single oneshot"), .send("play 1"), .wait(1.5), .compare("after oneshot")])
+    }
+
+    func testSingleWithRepeatRepeatsTheSong() throws {
+        try compare(
+            queue + [.send("add long.wav"), .send("single 1"), .send("repeat 1"), .send("play 3"), .wait(2.6), .compare("repeating")])
+    }
+
+    func testConsumeRemovesPlayedSongs() throws {
+        try compare(
+            queue + [
+                .send("consume 1"), .send("play 0"), .wait(1.5), .compare("one consumed"), .wait(2.0),
+                .compare("all consumed"),
+            ])
+    }
+
+    func testRepeatWrapsAround() throws {
+        try compare(queue + [.send("repeat 1"), .send("play 2"), .wait(1.5), .compare("wrapped to the first song")])
+    }
+
+    func testNextAndPreviousWhilePlaying() throws {
+        try compare(
+            queue + [
+                .send("play 0"), .send("next"), .compare("after next"), .send("previous"), .compare("after previous"),
+                .send("next"), .send("next"), .send("next"), .compare("next past the end"),
+            ])
+    }
+
+    func testQueueEditsAroundTheCurrentSong() throws {
+        try compare(
+            queue + [
+                .send("play 1"), .send("delete 1"), .compare("current deleted"), .send("add a.wav 0"),
+                .compare("inserted before current"), .send("move 1 2"), .compare("current moved"), .send("stop"),
+                .send("random 1"), .compare("random while stopped"),
+            ])
+    }
+}
