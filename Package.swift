@@ -84,7 +84,10 @@ let package = Package(
         .testTarget(
             name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusQueue", "NimbusModel", "NimbusSupport", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",
             dependencies: [

@@ -12,6 +12,13 @@ public struct SavedState: Sendable, Equatable {
         public var range: SongRange?
         /// False when the entry names a library song by URI only (MPD's `N:URI` line).
         public var isDetached = false
+
+        public init(song: Song, priority: UInt8 = 0, range: SongRange? = nil, isDetached: Bool = false) {
+            self.song = song
+            self.priority = priority
+            self.range = range
+            self.isDetached = isDetached
+        }
     }
 
     public var volume: Int?
