@@ -39,9 +39,18 @@ final class VorbisDecoder: AudioDecoder {
                 if filled > 0 { break }
                 throw DecoderError("Vorbis decoding failed (\(frames))")
             }
-            for frame in 0..<Int(frames) {
+            // Interleave libvorbis's planes; stereo (nearly every file) gets a tight loop.
+            guard let planes else { break }
+            let target = output.baseAddress! + filled * channels
+            if channels == 2, let left = planes[0], let right = planes[1] {
+                for frame in 0..<Int(frames) {
+                    target[frame * 2] = left[frame]
+                    target[frame * 2 + 1] = right[frame]
+                }
+            } else {
                 for channel in 0..<channels {
-                    output[(filled + frame) * channels + channel] = planes![channel]![frame]
+                    guard let plane = planes[channel] else { continue }
+                    for frame in 0..<Int(frames) { target[frame * channels + channel] = plane[frame] }
                 }
             }
             filled += Int(frames)

@@ -174,6 +174,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     /// Applies pending commands; false when the thread should end.
     private func handleMailbox(waitIfIdle: Bool) -> Bool {
+        if waitIfIdle && decoder == nil { pipe.producerPaused() }
         condition.lock()
         while waitIfIdle && !mailbox.changed && decoder == nil {
             condition.wait()

@@ -9,7 +9,7 @@ struct Figure {
     let mpd: Double
     let better: Better
 
-    var ratio: Double { mpd == 0 ? .nan : nimbus / mpd }
+    var ratio: Double { mpd == 0 ? (nimbus == 0 ? 1 : .nan) : nimbus / mpd }
     var meetsGoal: Bool { better == .higher ? ratio >= 1 : ratio <= 1 }
 }
 

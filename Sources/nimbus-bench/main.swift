@@ -19,6 +19,9 @@ do {
     if wanted("library") {
         try LibraryBenchmarks(tracks: quick ? 1000 : 5000, quick: quick).run(into: &report)
     }
+    if wanted("playback") {
+        notes += try PlaybackBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }
