@@ -52,6 +52,8 @@ let package = Package(
             swiftSettings: strict),
         // The queue and its play order: pure values.
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
+        // Stickers in SQLite with MPD's schema.
+        .target(name: "NimbusStickers", dependencies: ["NimbusSupport", "CSQLite"], swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Server state that is not protocol: partitions (queue, player, outputs, volume), stored
@@ -64,8 +66,8 @@ let package = Package(
         .target(
             name: "NimbusServer",
             dependencies: [
-                "NimbusCore", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStorage", "NimbusDecoder",
-                "NimbusInput", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
+                "NimbusCore", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStickers", "NimbusStorage",
+                "NimbusDecoder", "NimbusInput", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
         // Composition root: config file, signals, wiring.
@@ -73,7 +75,7 @@ let package = Package(
             name: "nimbusd",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusConfig",
-                "NimbusOutput", "NimbusInput", "NimbusModel", "NimbusSupport",
+                "NimbusOutput", "NimbusInput", "NimbusStickers", "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
 
@@ -92,7 +94,7 @@ let package = Package(
             name: "NimbusServerTests",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusProtocol",
-                "NimbusOutput", "NimbusSupport", "TestSupport",
+                "NimbusOutput", "NimbusStickers", "NimbusSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -7,7 +7,8 @@ import NimbusSupport
 /// player needs to create it and what the mixer commands need to set its volume.
 @CoreActor
 public final class OutputRecord {
-    public let id: Int
+    /// The index within its partition's output list (`outputid`).
+    public internal(set) var id: Int
     public let configuration: OutputConfiguration
     public var name: String { configuration.name }
     public var plugin: String { configuration.type }
@@ -46,6 +47,18 @@ public final class OutputRecord {
         }
     }
 
+    /// What stays in a partition's list when the output moves to another partition: MPD's
+    /// disabled `dummy` placeholder with the same name and id.
+    public static func placeholder(for output: OutputRecord) -> OutputRecord {
+        let record = OutputRecord(
+            id: output.id,
+            configuration: OutputConfiguration(name: output.name, type: "dummy", mixer: .none, enabled: false)
+        ) { NullOutput(paced: true) }
+        return record
+    }
+
+    public var isPlaceholder: Bool { plugin == "dummy" }
+
     var slot: PlayerEngine.OutputSlot {
         PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, make: make)
     }
@@ -56,9 +69,9 @@ public final class OutputRecord {
         return 100
     }
 
-    /// 0…100, or nil when this output has no working mixer (or is disabled).
+    /// 0…100, or nil when this output has no working mixer. As in MPD a disabled output's
+    /// mixer still counts.
     public var volume: Int? {
-        guard enabled else { return nil }
         switch mixer {
         case .none: return nil
         case .software: return softwareVolume
@@ -68,7 +81,6 @@ public final class OutputRecord {
 
     /// False when the output has no mixer that could take the level.
     func setVolume(_ level: Int) -> Bool {
-        guard enabled else { return false }
         switch mixer {
         case .none: return false
         case .software:

@@ -18,7 +18,7 @@ extension Partition {
     }
 
     public func setVolume(_ level: Int) throws(PlaybackError) {
-        let candidates = outputs.filter { $0.enabled && $0.hasMixer }
+        let candidates = outputs.filter { $0.hasMixer }
         guard !candidates.isEmpty else { throw .noMixer }
         var failed: OutputRecord?
         for output in candidates where !output.setVolume(level) { failed = output }
@@ -67,6 +67,37 @@ extension Partition {
 
     /// The enabled outputs as the engine wants them (the first one keeps time).
     var activeOutputSlots: [PlayerEngine.OutputSlot] {
-        outputs.filter(\.enabled).map(\.slot)
+        outputs.filter { $0.enabled && !$0.isPlaceholder }.map(\.slot)
+    }
+
+    /// Takes `output` out of this partition, leaving MPD's placeholder in its place.
+    public func release(_ output: OutputRecord) {
+        guard let index = outputs.firstIndex(where: { $0 === output }) else { return }
+        outputs[index] = OutputRecord.placeholder(for: output)
+        outputsChanged()
+    }
+
+    /// Adds `output`, in the place of its placeholder if this partition had it before.
+    public func adopt(_ output: OutputRecord) {
+        if let index = outputs.firstIndex(where: { $0.isPlaceholder && $0.name == output.name }) {
+            output.id = index
+            outputs[index] = output
+        } else {
+            output.id = outputs.count
+            outputs.append(output)
+        }
+        outputsChanged()
+    }
+
+    /// Real outputs (placeholders do not count), for `delpartition`.
+    public var hasOutputs: Bool { outputs.contains { !$0.isPlaceholder } }
+
+    private func outputsChanged() {
+        if state != .stop {
+            engine.setOutputs(activeOutputSlots)
+            applyVolumes()
+        }
+        onEvents([.output, .mixer])
+        onStateChanged()
     }
 }

@@ -7,8 +7,9 @@ import NimbusSupport
 extension Partition {
     public func savedState() -> SavedState {
         var saved = SavedState()
+        saved.partition = name
         saved.volume = outputs.lazy.compactMap(\.softwareLevel).first
-        saved.outputs = outputs.map { ($0.name, $0.enabled) }
+        saved.outputs = outputs.filter { !$0.isPlaceholder }.map { ($0.name, $0.enabled) }
         saved.state = state
         saved.current = currentPosition
         saved.elapsedMilliseconds = elapsedMilliseconds

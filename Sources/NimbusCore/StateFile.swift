@@ -21,6 +21,9 @@ public struct SavedState: Sendable, Equatable {
         }
     }
 
+    /// The partition these lines describe (MPD 0.24 writes other partitions after a
+    /// `partition: NAME` line).
+    public var partition = "default"
     public var volume: Int?
     /// Output name → enabled.
     public var outputs: [(name: String, enabled: Bool)] = []
@@ -35,13 +38,23 @@ public struct SavedState: Sendable, Equatable {
     public init() {}
 
     public static func == (lhs: SavedState, rhs: SavedState) -> Bool {
-        lhs.volume == rhs.volume && lhs.outputs.elementsEqual(rhs.outputs, by: { $0 == $1 }) && lhs.state == rhs.state
+        lhs.partition == rhs.partition && lhs.volume == rhs.volume && lhs.outputs.elementsEqual(rhs.outputs, by: { $0 == $1 }) && lhs.state == rhs.state
             && lhs.current == rhs.current && lhs.elapsedMilliseconds == rhs.elapsedMilliseconds
             && lhs.options == rhs.options && lhs.random == rhs.random && lhs.entries == rhs.entries
     }
 }
 
 public enum StateFileCodec {
+    /// The default partition first, then each other one after its `partition:` line.
+    public static func encode(_ states: [SavedState]) -> String {
+        var text = ""
+        for (index, state) in states.enumerated() {
+            if index > 0 { text += "partition: \(state.partition)\n" }
+            text += encode(state)
+        }
+        return text
+    }
+
     public static func encode(_ state: SavedState) -> String {
         var text = ""
         if let volume = state.volume { text += "sw_volume: \(volume)\n" }
@@ -91,11 +104,29 @@ public enum StateFileCodec {
         text += "song_end\n"
     }
 
-    /// Reads MPD's format leniently: unknown lines are ignored, as MPD ignores them.
-    public static func decode(_ text: String) -> SavedState {
-        var state = SavedState()
+    /// Every partition in the file, the default one first.
+    public static func decodePartitions(_ text: String) -> [SavedState] {
+        var states = [SavedState()]
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        while let line = lines.popFirst() {
+        while !lines.isEmpty {
+            decode(&lines, into: &states[states.count - 1])
+            if let header = lines.popFirst(), header.hasPrefix("partition: ") {
+                var next = SavedState()
+                next.partition = String(header.dropFirst("partition: ".count))
+                states.append(next)
+            }
+        }
+        return states
+    }
+
+    /// The default partition's state (MPD 0.23's whole file).
+    public static func decode(_ text: String) -> SavedState { decodePartitions(text)[0] }
+
+    /// Reads MPD's format leniently: unknown lines are ignored, as MPD ignores them. Stops
+    /// before a `partition:` line.
+    private static func decode(_ lines: inout ArraySlice<Substring>, into state: inout SavedState) {
+        while let line = lines.first, !line.hasPrefix("partition: ") {
+            lines.removeFirst()
             if line == "playlist_begin" {
                 decodeQueue(&lines, into: &state)
                 continue
@@ -124,7 +155,6 @@ public enum StateFileCodec {
             default: break
             }
         }
-        return state
     }
 
     private static func decodeQueue(_ lines: inout ArraySlice<Substring>, into state: inout SavedState) {

@@ -10,7 +10,8 @@ import NimbusSupport
 @CoreActor
 public final class StateKeeper {
     public let path: String
-    private let partition: Partition
+    /// The partitions to save, the default one first.
+    private let partitions: @CoreActor () -> [Partition]
     private let logger: Logger
     private let interval: Duration
     private let debounce: Duration
@@ -21,19 +22,22 @@ public final class StateKeeper {
     private var active = false
     private let writer = DispatchQueue(label: "nimbus-state-file")
 
-    public init(path: String, partition: Partition, logger: Logger, interval: Duration = .seconds(120), debounce: Duration = .seconds(1)) {
+    public init(
+        path: String, logger: Logger, interval: Duration = .seconds(120), debounce: Duration = .seconds(1),
+        partitions: @escaping @CoreActor () -> [Partition]
+    ) {
         self.path = path
-        self.partition = partition
+        self.partitions = partitions
         self.logger = logger
         self.interval = interval
         self.debounce = debounce
     }
 
-    /// Reads the state file; nil when there is none (first start).
-    public func read() -> SavedState? {
+    /// Reads the state file (every partition, the default first); nil when there is none.
+    public func read() -> [SavedState]? {
         do {
             guard let bytes = try AtomicFile.read(path) else { return nil }
-            return StateFileCodec.decode(String(decoding: bytes, as: UTF8.self))
+            return StateFileCodec.decodePartitions(String(decoding: bytes, as: UTF8.self))
         } catch {
             logger.error("state_file: \(error)")
             return nil
@@ -58,7 +62,7 @@ public final class StateKeeper {
     private func schedulePeriodic() {
         periodic = CoreActor.loop.reactor.schedule(after: interval) { [weak self] in
             guard let self else { return }
-            if self.partition.state != .stop { self.save(synchronously: false) }
+            if self.partitions().contains(where: { $0.state != .stop }) { self.save(synchronously: false) }
             self.schedulePeriodic()
         }
     }
@@ -66,7 +70,7 @@ public final class StateKeeper {
     /// Writes now if anything differs from the file; synchronous at shutdown.
     public func save(synchronously: Bool) {
         guard active else { return }
-        let text = StateFileCodec.encode(partition.savedState())
+        let text = StateFileCodec.encode(partitions().map { $0.savedState() })
         guard text != lastWritten else { return }
         lastWritten = text
         let path = path

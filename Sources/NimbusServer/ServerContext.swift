@@ -2,6 +2,7 @@ import NimbusCore
 import NimbusDecoder
 import NimbusLibrary
 import NimbusModel
+import NimbusStickers
 import NimbusSupport
 
 /// A decoder plugin as `decoders` lists it.
@@ -29,6 +30,8 @@ public final class ServerContext {
     public var decoders: [DecoderDescription] = []
     /// The song database; nil when the daemon has no music directory.
     public var library: MusicLibrary?
+    /// The sticker database; nil without a usable `sticker_file` (`sticker` is then hidden).
+    public var stickers: StickerStore?
     /// Stored playlists; nil without a playlist_directory (the commands are then hidden).
     public var playlists: PlaylistStore?
     /// The default partition first; `partition` switches a client between them.
@@ -42,6 +45,8 @@ public final class ServerContext {
     /// Scans a file outside the music directory named by a local client; nil if unreadable.
     public var localFileSong: @CoreActor (String) -> Song? = { _ in nil }
     public var urlSchemes: [String] = []
+    /// A partition's queue, options, position, volume or outputs changed (the state file).
+    public var onStateChanged: @CoreActor () -> Void = {}
     /// Called by `kill`; the daemon shuts down cleanly.
     public var onKill: @CoreActor () -> Void = {}
 
@@ -63,16 +68,19 @@ public final class ServerContext {
     public func addPartition(_ partition: Partition) {
         partitions.append(partition)
         attach(partition)
+        onStateChanged()
     }
 
     public func removePartition(_ partition: Partition) {
         partitions.removeAll { $0 === partition }
+        onStateChanged()
     }
 
     private func attach(_ partition: Partition) {
         let name = partition.name
         partition.onEvents = { [unowned self] events in self.idle.emit(events, partition: name) }
         partition.opener = { [unowned self] song in self.songOpener(song) }
+        partition.onStateChanged = { [unowned self] in self.onStateChanged() }
     }
 
     public var uptimeSeconds: UInt64 { (MonotonicClock.now() - startTime) / 1_000_000_000 }

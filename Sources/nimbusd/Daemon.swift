@@ -5,6 +5,7 @@ import NimbusDecoder
 import NimbusLibrary
 import NimbusModel
 import NimbusServer
+import NimbusStickers
 import NimbusStorage
 import NimbusSupport
 
@@ -38,8 +39,9 @@ final class Daemon {
             registry: registry, musicDirectory: configuration.musicDirectory, databasePath: configuration.databaseFile,
             logger: logger.domain("update"))
         stateKeeper = StateKeeper(
-            path: configuration.stateFile, partition: context.defaultPartition, logger: logger.domain("state_file"),
-            interval: .seconds(configuration.stateFileInterval))
+            path: configuration.stateFile, logger: logger.domain("state_file"),
+            interval: .seconds(configuration.stateFileInterval)
+        ) { [unowned context] in context.partitions }
         library.onEvents = { idle.emit($0) }
         library.onInstalled = { [unowned self] _ in
             self.watcher?.refresh()
@@ -55,7 +57,7 @@ final class Daemon {
         let partition = context.defaultPartition
         partition.outputs = OutputSetup.outputs(from: configuration.audioOutputs, logger: logger.domain("output"))
         SongSources.install(in: context, library: library, registry: registry)
-        partition.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
+        context.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }
 
@@ -83,6 +85,11 @@ final class Daemon {
                 library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
                 logger: logger.domain("inotify"))
         }
+        do {
+            server.context.stickers = try StickerStore(path: configuration.stickerFile)
+        } catch {
+            logger.error("\(error); stickers are disabled")
+        }
         try server.start()
         logger.notice("Nimbus \(Version.string) ready; protocol 0.23.5")
     }
@@ -97,17 +104,38 @@ final class Daemon {
         exit(0)
     }
 
-    /// Queue, options, outputs, volume and position from the state file. Library songs are
-    /// looked up again (a file removed meanwhile is dropped); URLs come back as saved.
+    /// Partitions, queues, options, outputs, volume and positions from the state file.
+    /// Library songs are looked up again (a file removed meanwhile is dropped); URLs come
+    /// back as saved; outputs listed under another partition move there first.
     private func restoreState() {
         guard let saved = stateKeeper.read() else {
             stateKeeper.start()
             return
         }
+        let context = server.context
         let database = library.database
-        server.context.defaultPartition.restore(saved, restorePaused: configuration.restorePaused) { entry in
-            if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
-            return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
+        for state in saved {
+            let partition: Partition
+            if state.partition == "default" {
+                partition = context.defaultPartition
+            } else if let existing = context.partition(named: state.partition) {
+                partition = existing
+            } else {
+                partition = Partition(name: state.partition, maxQueueLength: configuration.maxPlaylistLength)
+                context.addPartition(partition)
+            }
+            for (name, _) in state.outputs {
+                for other in context.partitions where other !== partition {
+                    if let output = other.outputs.first(where: { $0.name == name && !$0.isPlaceholder }) {
+                        other.release(output)
+                        partition.adopt(output)
+                    }
+                }
+            }
+            partition.restore(state, restorePaused: configuration.restorePaused) { entry in
+                if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
+                return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
+            }
         }
         stateKeeper.start()
     }

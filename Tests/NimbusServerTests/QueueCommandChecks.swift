@@ -271,7 +271,7 @@ enum QueueCommandChecks {
         "disableoutput": { _, c in
             try ok(c, "disableoutput 0")
             XCTAssertEqual(value("outputenabled", in: try c.request("outputs")), "0")
-            XCTAssertEqual(try c.request("getvol"), ["OK"], "a disabled output has no volume")
+            XCTAssertEqual(try c.request("getvol"), ["volume: 100", "OK"], "as in MPD, a disabled output's mixer still counts")
         },
         "enableoutput": { _, c in
             try ok(c, "disableoutput 0")
@@ -345,6 +345,52 @@ enum QueueCommandChecks {
         "searchaddpl": { _, c in
             try ok(c, "searchaddpl found artist beta")
             XCTAssertEqual(try c.request("listplaylist found").count, 4)
+        },
+    ]
+
+    static let rest: [String: Check] = [
+        "sticker": { _, c in
+            XCTAssertEqual(try c.request("sticker set song \(dusk) rating 5"), ["OK"])
+            XCTAssertEqual(try c.request("sticker get song \(dusk) rating"), ["sticker: rating=5", "OK"])
+            XCTAssertEqual(
+                try c.request("sticker find song \"Alpha Band\" rating = 5"),
+                ["file: Alpha Band/First Light/03 - Dusk.wav", "sticker: rating=5", "OK"])
+            XCTAssertEqual(try c.request("sticker get song nosuch.wav rating"), ["ACK [50@0] {sticker} No such song"])
+        },
+        "partition": { _, c in
+            try ok(c, "newpartition two")
+            try ok(c, "partition two")
+            XCTAssertEqual(try status(c, "partition"), "two")
+            XCTAssertEqual(try c.request("partition none"), ["ACK [50@0] {partition} partition does not exist"])
+        },
+        "listpartitions": { _, c in
+            try ok(c, "newpartition two")
+            XCTAssertEqual(try c.request("listpartitions"), ["partition: default", "partition: two", "OK"])
+        },
+        "newpartition": { _, c in
+            try ok(c, "newpartition two")
+            XCTAssertEqual(try c.request("newpartition two"), ["ACK [56@0] {newpartition} name already exists"])
+            XCTAssertEqual(try c.request("newpartition \"no way\""), ["ACK [2@0] {newpartition} bad name"])
+        },
+        "delpartition": { _, c in
+            try ok(c, "newpartition two")
+            try ok(c, "delpartition two")
+            XCTAssertEqual(try c.request("listpartitions"), ["partition: default", "OK"])
+            XCTAssertEqual(try c.request("delpartition default"), ["ACK [5@0] {delpartition} cannot delete the default partition"])
+        },
+        "moveoutput": { _, c in
+            try ok(c, "newpartition two")
+            try ok(c, "partition two")
+            try ok(c, "moveoutput silence")
+            XCTAssertEqual(try c.request("outputs"), ["outputid: 0", "outputname: silence", "plugin: null", "outputenabled: 1", "OK"])
+            try ok(c, "partition default")
+            XCTAssertEqual(try c.request("outputs"), ["outputid: 0", "outputname: silence", "plugin: dummy", "outputenabled: 0", "OK"])
+        },
+        "listmounts": { _, c in XCTAssertEqual(try c.request("listmounts"), ["mount: ", "OK"]) },
+        "mount": { _, c in XCTAssertEqual(try c.request("mount \"\" x"), ["ACK [2@0] {mount} Bad mount point"]) },
+        "unmount": { _, c in XCTAssertEqual(try c.request("unmount music"), ["ACK [2@0] {unmount} Not a mount point"]) },
+        "listneighbors": { _, c in
+            XCTAssertEqual(try c.request("listneighbors"), ["ACK [5@0] {listneighbors} No neighbor plugin configured"])
         },
     ]
 }

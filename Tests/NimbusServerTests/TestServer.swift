@@ -6,6 +6,7 @@ import NimbusModel
 import NimbusOutput
 import NimbusStorage
 import NimbusServer
+import NimbusStickers
 import NimbusSupport
 import TestSupport
 
@@ -41,6 +42,7 @@ final class TestServer: @unchecked Sendable {
                 SongSources.install(in: context, library: library, registry: .standard)
             }
             context.playlists = PlaylistStore(directory: directory.path, musicDirectory: musicDirectory)
+            context.stickers = try StickerStore(path: directory.file("sticker.sql"))
             context.defaultPartition.outputs = [
                 OutputRecord(id: 0, configuration: OutputConfiguration(name: "silence", type: "null", mixer: .software)) {
                     NullOutput(paced: true)

@@ -85,5 +85,5 @@ public struct CommandTable: Sendable {
         ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all
             + DatabaseCommands.all + ArtworkCommands.all + QueueCommands.all + QueueInfoCommands.all
             + PlayerCommands.all + OptionCommands.all + OutputCommands.all + StoredPlaylistCommands.all
-            + SearchAddCommands.all)
+            + SearchAddCommands.all + StickerCommands.all + PartitionCommands.all + MountCommands.all)
 }

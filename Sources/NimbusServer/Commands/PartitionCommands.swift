@@ -1,0 +1,73 @@
+import NimbusCore
+import NimbusProtocol
+import NimbusSupport
+
+/// partition, listpartitions, newpartition, delpartition, moveoutput: each partition has its
+/// own queue, player, options and outputs; a client works on one at a time.
+@CoreActor
+enum PartitionCommands {
+    nonisolated static let all: [Command] = [
+        Command("partition", .read, arguments: 1...1, handler: switchPartition),
+        Command("listpartitions", .read, arguments: 0...0) { call, out in
+            for partition in call.context.partitions { out.field("partition", partition.name) }
+            return .ok
+        },
+        Command("newpartition", .admin, arguments: 1...1, handler: newPartition),
+        Command("delpartition", .admin, arguments: 1...1, handler: deletePartition),
+        Command("moveoutput", .admin, arguments: 1...1, handler: moveOutput),
+    ]
+
+    static func switchPartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let partition = call.context.partition(named: call[0]) else {
+            throw ProtocolError(.noExist, "partition does not exist")
+        }
+        call.client.partition = partition
+        return .ok
+    }
+
+    /// MPD's partition names: letters, digits, `-` and `_`.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    static func newPartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let name = call[0]
+        guard isValidName(name) else { throw ProtocolError.argument("bad name") }
+        guard call.context.partition(named: name) == nil else { throw ProtocolError(.exist, "name already exists") }
+        call.context.addPartition(Partition(name: name, maxQueueLength: call.context.settings.maxPlaylistLength))
+        call.context.idle.emit(.partition)
+        return .ok
+    }
+
+    static func deletePartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let partition = call.context.partition(named: call[0]) else {
+            throw ProtocolError(.noExist, "no such partition")
+        }
+        guard partition !== call.context.defaultPartition else {
+            throw ProtocolError(.unknown, "cannot delete the default partition")
+        }
+        guard !call.client.server.allClients.contains(where: { $0.partition === partition }) else {
+            throw ProtocolError(.unknown, "partition still has clients")
+        }
+        guard !partition.hasOutputs else { throw ProtocolError(.unknown, "partition still has outputs") }
+        partition.shutdown()
+        call.context.removePartition(partition)
+        call.context.idle.emit(.partition)
+        return .ok
+    }
+
+    static func moveOutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let target = call.client.partition
+        let found = call.context.partitions.lazy.compactMap { partition in
+            partition.outputs.first { $0.name == call[0] && !$0.isPlaceholder }.map { (partition, $0) }
+        }.first
+        guard let (source, output) = found else { throw ProtocolError(.noExist, "No such output") }
+        guard source !== target else { return .ok }
+        source.release(output)
+        target.adopt(output)
+        return .ok
+    }
+}
