@@ -91,6 +91,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
+            name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusStorageTests",
+            dependencies: ["NimbusStorage", "NimbusInput", "NimbusDecoder", "NimbusSupport", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "NimbusServerTests",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusProtocol",

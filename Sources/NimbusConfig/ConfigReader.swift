@@ -54,6 +54,7 @@ struct ConfigReader {
         case "state_file": config.stateFile = try absolutePath(param)
         case "sticker_file": config.stickerFile = try absolutePath(param)
         case "cache_directory": config.cacheDirectory = try absolutePath(param)
+        case "cache_size": config.cacheSize = try size(param)
         case "log_file":
             config.logFile = param.value == "syslog" || param.value == "/dev/stderr" ? nil : try absolutePath(param)
         case "log_level":
@@ -125,6 +126,22 @@ struct ConfigReader {
             throw ConfigError("\(param.name): not an absolute path: \(param.value)", at: param.location)
         }
         return expanded
+    }
+
+    /// `2G`, `512M`, `100k` or plain bytes.
+    private func size(_ param: ConfigParam) throws(ConfigError) -> Int64 {
+        var text = param.value.trimmingCharacters(in: .whitespaces).uppercased()
+        if text.hasSuffix("B") { text.removeLast() }
+        var factor: Int64 = 1
+        for (suffix, value) in [("K", Int64(1) << 10), ("M", Int64(1) << 20), ("G", Int64(1) << 30), ("T", Int64(1) << 40)]
+        where text.hasSuffix(suffix) {
+            factor = value
+            text.removeLast()
+        }
+        guard let number = Int64(text.trimmingCharacters(in: .whitespaces)), number > 0 else {
+            throw ConfigError("\(param.name): Failed to parse size \"\(param.value)\"", at: param.location)
+        }
+        return number * factor
     }
 
     private func number(_ param: ConfigParam, range: ClosedRange<Int>) throws(ConfigError) -> Int {

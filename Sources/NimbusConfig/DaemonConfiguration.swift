@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable {
     public var stateFile: String
     public var stickerFile: String
     public var cacheDirectory: String
+    /// Bytes the range cache may keep on disk (`cache_size`).
+    public var cacheSize: Int64 = 4 << 30
     /// nil means standard error.
     public var logFile: String?
     public var logLevel: LogLevel = .notice

@@ -180,6 +180,8 @@ extension Partition {
         answeredFor = token
         queuedItem = item
         if tellingPlayer { engine.setNext(item, after: token) }
+        // A cloud song's head and tail are fetched now, so the join is gapless.
+        if let item, let position = queue.position(ofID: item.queueID) { prefetch(queue[position].song) }
     }
 
     /// After a queue or option change: if the song named to follow the current one is no

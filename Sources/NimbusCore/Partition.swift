@@ -33,6 +33,8 @@ public final class Partition {
     public var opener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
         { throw DecoderError("No storage for \(song.uri)") }
     }
+    /// Asks for a song's first bytes to be fetched ahead (the follower of the current song).
+    public var prefetch: @CoreActor (Song) -> Void = { _ in }
     /// Idle events of this partition (player, playlist, options, mixer, output).
     public var onEvents: @CoreActor (IdleEvents) -> Void = { _ in }
     /// The queue, options or position changed in a way worth persisting.

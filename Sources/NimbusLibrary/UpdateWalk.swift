@@ -32,7 +32,11 @@ struct UpdateWalk {
         var identity: FileIdentity?
         var songs: [PendingSong] = []
         var directories: [PendingDirectory] = []
+        /// A folder that could not be listed (a cloud account offline) stays as it was.
+        var kept: LibraryDirectory?
     }
+
+    static let maximumDepth = 32
 
     /// Updates the subtree at `path` (`""` for everything) and returns the new root.
     func run(old root: LibraryDirectory, path: String) -> LibraryDirectory {
@@ -48,9 +52,12 @@ struct UpdateWalk {
             let entry: StorageEntry?
             do {
                 entry = try storage.stat(path)
-            } catch {
+            } catch where error.kind == .notFound {
                 logger.info("\(path): \(error.message); removing it from the database")
                 entry = nil
+            } catch {
+                logger.error("\(path): \(error.message); keeping it as it was")
+                return root
             }
             newRoot = replace(in: root, path: path, entry: entry, plan: plan)
         }
@@ -112,6 +119,9 @@ struct UpdateWalk {
             entries = try storage.list(path) { logger.info($0) }
         } catch {
             logger.error("Failed to list \"\(path)\": \(error.message)")
+            // Unreachable is not deleted: keep what the database had (never an empty folder
+            // because a server was down).
+            if error.kind != .notFound, let old { pending.kept = old }
             return pending
         }
         let files = Dictionary(
@@ -128,6 +138,12 @@ struct UpdateWalk {
             pending.songs.append(decide(nil, file: file, path: path, plan: plan))
         }
         let lineage = ancestors + (entry?.identity.map { [$0] } ?? [])
+        // Remote folders have no inode to detect loops with (a server following a symbolic
+        // link loop); no real library is this deep.
+        if path.split(separator: "/").count >= Self.maximumDepth {
+            logger.warning("Skipping folders below \"\(path)\": deeper than \(Self.maximumDepth) levels")
+            return pending
+        }
         for child in entries where child.kind == .directory {
             if let identity = child.identity, lineage.contains(identity) {
                 logger.info("Skipping \"\(StoragePath.join(path, child.name))\": symbolic link loop")
@@ -161,7 +177,7 @@ struct UpdateWalk {
     {
         guard let plugin = registry.plugin(forPath: path) else { return nil }
         do {
-            let stream = try storage.open(path)
+            let stream = try storage.open(path, purpose: .indexing)
             let result = try plugin.scan(stream, options: ScanOptions())
             logger.info("added \(path)")
             return LibrarySong(name: entry.name, modified: entry.modified, format: result.format, tag: result.tag)
@@ -174,6 +190,7 @@ struct UpdateWalk {
     }
 
     private func materialize(_ pending: PendingDirectory, plan: Plan) -> LibraryDirectory? {
+        if let kept = pending.kept { return kept }
         var directory = LibraryDirectory(name: pending.name, modified: pending.modified, identity: pending.identity)
         for song in pending.songs {
             switch song {

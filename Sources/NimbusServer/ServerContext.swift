@@ -40,6 +40,12 @@ public final class ServerContext {
     public var songOpener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
         { throw DecoderError("No storage for \(song.uri)") }
     }
+    /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
+    public var mounts: (any MountControl)?
+    /// Starts fetching what the player will need of a song soon (cloud songs: head and tail).
+    public var songPrefetch: @CoreActor (Song) -> Void = { _ in }
+    /// Why a cloud account cannot be reached now (shown as `error:` in status).
+    public var storageProblem: @CoreActor () -> String? = { nil }
     /// Makes a song for a URI that is not in the library (`add http://…`); nil refuses it.
     public var remoteSong: @CoreActor (String) -> Song? = { _ in nil }
     /// Scans a file outside the music directory named by a local client; nil if unreadable.
@@ -80,6 +86,7 @@ public final class ServerContext {
         let name = partition.name
         partition.onEvents = { [unowned self] events in self.idle.emit(events, partition: name) }
         partition.opener = { [unowned self] song in self.songOpener(song) }
+        partition.prefetch = { [unowned self] song in self.songPrefetch(song) }
         partition.onStateChanged = { [unowned self] in self.onStateChanged() }
     }
 

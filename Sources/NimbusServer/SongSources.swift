@@ -7,23 +7,31 @@ import NimbusStorage
 import NimbusSupport
 
 /// Where the player gets a queued song's bytes and where songs outside the library come
-/// from: library files through the music storage, files named by absolute path (local
-/// clients only) directly, URLs later through the cloud layer.
+/// from: library files through the music storage (local folder or cloud mount), files named
+/// by absolute path (local clients only) directly, URLs through the range cache.
 @CoreActor
 public enum SongSources {
     static let remoteSchemes = ["http", "https"]
 
-    public static func install(in context: ServerContext, library: MusicLibrary, registry: DecoderRegistry) {
+    public static func install(in context: ServerContext, library: MusicLibrary, registry: DecoderRegistry, http: HTTPFiles? = nil) {
         let storage = library.storage
         context.songOpener = { song in
             let uri = song.uri
             if song.isRemote {
-                return { throw DecoderError("Streaming \(uri) is not supported yet") }
+                guard let http else { return { throw DecoderError("No input plugin for \(uri)") } }
+                // The decoder is chosen by the file name in the URL's path.
+                let name = String(uri.prefix { $0 != "?" && $0 != "#" })
+                return { try registry.openDecoder(for: name, stream: try http.open(uri, purpose: .playing)) }
             }
             if uri.hasPrefix("/") {
                 return { try registry.openDecoder(for: uri, stream: try FileInputStream(path: uri)) }
             }
             return { try registry.openDecoder(for: uri, stream: try storage.open(uri)) }
+        }
+        context.songPrefetch = { song in
+            guard !song.isRemote, let mounted = storage as? MountedStorage else { return }
+            let (target, inner, mount) = mounted.route(song.uri)
+            if mount != nil, let cloud = target as? CloudStorage { cloud.prefetch(inner) }
         }
         context.remoteSong = { uri in
             guard let colon = uri.range(of: "://"), remoteSchemes.contains(uri[..<colon.lowerBound].lowercased()) else {

@@ -53,8 +53,14 @@ public protocol Storage: Sendable {
     func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry]
     func stat(_ path: String) throws(StorageError) -> StorageEntry
     func open(_ path: String) throws(InputError) -> any InputStream
+    /// Opens for a purpose: remote storages fetch a player's bytes before a scanner's.
+    func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream
     /// The absolute file-system path, for storages that have one.
     func localPath(_ path: String) -> String?
+}
+
+extension Storage {
+    public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream { try open(path) }
 }
 
 /// Checks a relative URI from a client: no absolute paths, no `..` or `.` segments.

@@ -5,6 +5,7 @@ import NimbusDecoder
 import NimbusLibrary
 import NimbusModel
 import NimbusServer
+import NimbusInput
 import NimbusStickers
 import NimbusStorage
 import NimbusSupport
@@ -20,6 +21,11 @@ final class Daemon {
     let server: Server
     let library: MusicLibrary
     let stateKeeper: StateKeeper
+    let cloud: CloudAccounts
+    let mounted: MountedStorage
+    let mounts: Mounts
+    /// (account, folder) kept entirely on disk.
+    let pins: [(String, String)]
     private var watcher: LibraryWatcher?
     /// Set while the first scan of a new database runs: the queue is restored after it, so
     /// its songs can be found.
@@ -34,10 +40,23 @@ final class Daemon {
         server = Server(context: context)
         let registry = DecoderRegistry.standard
         context.decoders = registry.plugins.map { DecoderDescription(name: $0.name, suffixes: $0.suffixes, mimeTypes: $0.mimeTypes) }
+        var warnings: [String] = []
+        let accounts = configuration.cloud(warnings: &warnings)
+        for warning in warnings { logger.warning("config: \(warning)") }
+        cloud = CloudAccounts(
+            accounts: accounts.map { CloudAccounts.Account(name: $0.name, type: $0.type, root: $0.root, settings: $0.settings) },
+            cache: RangeCache(
+                directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize, logger: logger.domain("cache")),
+            stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"))
+        mounted = MountedStorage(
+            root: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks))
         library = MusicLibrary(
-            storage: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks),
-            registry: registry, musicDirectory: configuration.musicDirectory, databasePath: configuration.databaseFile,
-            logger: logger.domain("update"))
+            storage: mounted, registry: registry, musicDirectory: configuration.musicDirectory,
+            databasePath: configuration.databaseFile, logger: logger.domain("update"))
+        mounts = Mounts(
+            storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))
+        mounts.restore(accounts: accounts.filter(\.mountAtStart).map(\.name))
+        pins = accounts.flatMap { account in account.pins.map { (account.name, $0) } }
         stateKeeper = StateKeeper(
             path: configuration.stateFile, logger: logger.domain("state_file"),
             interval: .seconds(configuration.stateFileInterval)
@@ -45,6 +64,8 @@ final class Daemon {
         library.onEvents = { idle.emit($0) }
         library.onInstalled = { [unowned self] _ in
             self.watcher?.refresh()
+            for storage in self.cloud.all { storage.flush() }
+            self.pinFolders()
             if let restore = self.pendingRestore {
                 self.pendingRestore = nil
                 restore()
@@ -56,7 +77,9 @@ final class Daemon {
             musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths)
         let partition = context.defaultPartition
         partition.outputs = OutputSetup.outputs(from: configuration.audioOutputs, logger: logger.domain("output"))
-        SongSources.install(in: context, library: library, registry: registry)
+        SongSources.install(in: context, library: library, registry: registry, http: HTTPFiles(accounts: cloud))
+        context.mounts = mounts
+        context.storageProblem = { [unowned self] in self.cloud.all.lazy.compactMap(\.failure).first }
         context.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }
@@ -138,6 +161,21 @@ final class Daemon {
             }
         }
         stateKeeper.start()
+    }
+
+    /// Songs in pinned folders are fetched whole, at the lowest priority, and never evicted.
+    private func pinFolders() {
+        guard !pins.isEmpty else { return }
+        let database = library.database
+        for (account, folder) in pins {
+            guard let storage = mounted.mounted(account) as? CloudStorage else { continue }
+            let base = folder.isEmpty || folder == "/" ? account : account + "/" + folder.drop { $0 == "/" }
+            guard database.directory(at: base) != nil else { continue }
+            database.visit(base, recursive: true, directory: { _, _ in }) { path, song in
+                let uri = StoragePath.join(path, song.name)
+                storage.pin(String(uri.dropFirst(account.count + 1)))
+            }
+        }
     }
 
     private static func parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }

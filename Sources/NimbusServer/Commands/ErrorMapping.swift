@@ -17,6 +17,15 @@ enum ErrorMapping {
             return playback(error)
         case let error as PlaylistStore.Failure:
             return storedPlaylist(error)
+        case let error as MountFailure:
+            switch error {
+            case .badMountPoint: return ProtocolError(.argument, "Bad mount point")
+            case .busy: return ProtocolError(.unknown, "Mount point busy")
+            case .alreadyMounted: return ProtocolError(.unknown, "This storage is already mounted")
+            case .unrecognized: return ProtocolError(.argument, "Unrecognized storage URI")
+            case .notMountPoint: return ProtocolError(.argument, "Not a mount point")
+            case .failed(let message): return ProtocolError(.unknown, message)
+            }
         case let error as Partition.OutputFailure:
             switch error {
             case .noSuchOutput: return ProtocolError(.noExist, "No such audio output")

@@ -1,23 +1,37 @@
 import NimbusProtocol
 import NimbusSupport
 
-/// listmounts, mount, unmount and listneighbors. Until cloud storages are mounted here the
-/// answers are MPD's for a daemon whose only storage is the music directory; listneighbors is,
-/// as in MPD without a neighbor plugin, hidden from `commands` and answers with MPD's error.
+/// listmounts, mount, unmount and listneighbors. Mounts are cloud accounts (`cloud:NAME`) and
+/// WebDAV shares by URL; listneighbors is, as in MPD without a neighbor plugin, hidden from
+/// `commands` and answers with MPD's error.
 @CoreActor
 enum MountCommands {
     nonisolated static let all: [Command] = [
-        Command("listmounts", .read, arguments: 0...0) { _, out in
+        Command("listmounts", .read, arguments: 0...0) { call, out in
             out.field("mount", "")
+            for mount in call.context.mounts?.mounts ?? [] {
+                out.field("mount", mount.name)
+                out.field("storage", mount.uri)
+            }
             return .ok
         },
         Command("mount", .admin, arguments: 2...2) { call, _ in
-            guard !call[0].isEmpty, !call[0].hasPrefix("/") else { throw ProtocolError.argument("Bad mount point") }
-            throw ProtocolError.argument("Unrecognized storage URI")
+            guard let control = call.context.mounts else {
+                guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
+                throw ProtocolError.argument("Unrecognized storage URI")
+            }
+            try control.mount(call[0], uri: call[1])
+            call.context.idle.emit(.mount)
+            return .ok
         },
         Command("unmount", .admin, arguments: 1...1) { call, _ in
-            guard !call[0].isEmpty, !call[0].hasPrefix("/") else { throw ProtocolError.argument("Bad mount point") }
-            throw ProtocolError.argument("Not a mount point")
+            guard let control = call.context.mounts else {
+                guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
+                throw ProtocolError.argument("Not a mount point")
+            }
+            try control.unmount(call[0])
+            call.context.idle.emit(.mount)
+            return .ok
         },
         Command("listneighbors", .read, arguments: 0...0, available: { _ in false }) { _, _ in
             throw ProtocolError(.unknown, "No neighbor plugin configured")

@@ -1,0 +1,280 @@
+import Foundation
+import Glibc
+import NimbusSupport
+import Synchronization
+
+/// A fetch of one range of one entry, run by a fetcher thread. Readers wait on the entry
+/// for the bytes they need and are woken as each chunk lands, not when the whole range did.
+final class FetchJob: @unchecked Sendable {
+    // Invariant: `position`, `finished` and `error` are only touched with the entry's
+    // condition locked; `cancelled` is atomic.
+    let entry: CacheEntry
+    let range: Range<Int64>
+    let purpose: FetchPurpose
+    let sequence: UInt64
+    var position: Int64
+    var finished = false
+    var error: InputError?
+    let cancelled = Atomic<Bool>(false)
+
+    init(entry: CacheEntry, range: Range<Int64>, purpose: FetchPurpose, sequence: UInt64) {
+        self.entry = entry
+        self.range = range
+        self.purpose = purpose
+        self.sequence = sequence
+        self.position = range.lowerBound
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
+
+/// One version of one remote file on disk: a sparse data file the size of the file and the
+/// journal of the ranges in it that are real. Shared by every reader of that file (two
+/// partitions, a decoder and the tag scanner): a byte is fetched once, by one job, and
+/// everybody waiting for it is woken when it lands.
+public final class CacheEntry: @unchecked Sendable {
+    // Invariant: every `var` below `condition` is only touched with it locked, except
+    // `leases` and `pinned`, which belong to the cache and are only touched under its lock;
+    // `dataFD` is fixed after init and pread/pwrite on it need no lock.
+    public let key: CacheKey
+    public let length: Int64
+    let dataFD: Int32
+    private weak var cache: RangeCache?
+    private let counters: CacheCounters
+    private let condition = NSCondition()
+    private var source: any RemoteSource
+    /// Bytes written to the data file (readable now).
+    private var available: RangeSet
+    /// Bytes also synced and journaled (what survives a crash).
+    private var durable: RangeSet
+    private var journal: CacheJournal
+    private var jobs: [FetchJob] = []
+    private var waiters = 0
+    var leases = 0
+    var pinned = false
+    /// Seconds since 1970 of the last read (atomic: readers and the cache touch it).
+    private let accessed = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
+
+    var lastAccess: Date { Date(timeIntervalSince1970: Double(accessed.load(ordering: .relaxed))) }
+    func touch() { accessed.store(Int64(Date().timeIntervalSince1970), ordering: .relaxed) }
+
+    static let blockSize: Int64 = 64 << 10
+    /// Written bytes are synced and journaled at least every this many bytes.
+    static let journalInterval: Int64 = 1 << 20
+
+    init(key: CacheKey, length: Int64, source: any RemoteSource, directory: String, cache: RangeCache) throws(InputError) {
+        self.key = key
+        self.length = length
+        self.source = source
+        self.cache = cache
+        self.counters = cache.counters
+        let base = directory + "/" + key.fileName
+        let fd = open(base + ".data", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw InputError("Failed to open cache file \"\(base).data\": \(String(cString: strerror(errno)))") }
+        var info = stat()
+        fstat(fd, &info)
+        journal = CacheJournal(path: base + ".journal")
+        var recorded = journal.open()
+        if Int64(info.st_size) != length {
+            // A new entry, or a data file that does not match: start from nothing.
+            ftruncate(fd, 0)
+            ftruncate(fd, off_t(length))
+            recorded = RangeSet()
+            journal.compact(recorded)
+        }
+        dataFD = fd
+        // Ranges past the end (a journal from another length) are never trusted.
+        durable = RangeSet(recorded.ranges.compactMap { $0.upperBound <= length ? $0 : nil })
+        available = durable
+    }
+
+    deinit {
+        journal.close()
+        close(dataFD)
+    }
+
+    /// Bytes on disk (for eviction).
+    var storedBytes: Int64 { condition.withLock { available.byteCount } }
+    /// Called under the cache's lock (which guards `leases` and `pinned`).
+    var isBusy: Bool { leases > 0 || pinned || condition.withLock { jobs.contains { !$0.finished } } }
+    public var isComplete: Bool { condition.withLock { available.contains(0..<length) } }
+
+    /// A newer source for the same version (a fresh download link, a refreshed token).
+    func update(source: any RemoteSource) { condition.withLock { self.source = source } }
+
+    // MARK: reading
+
+    /// Reads at `offset`, waiting for (and if needed starting) the fetch of missing bytes.
+    /// `plan` says how much to fetch and whether to read ahead for a sequential reader.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, reader: ReaderState) throws(InputError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        condition.lock()
+        var waitingOn: FetchJob?
+        while true {
+            if offset >= length {
+                condition.unlock()
+                return 0
+            }
+            if let run = available.run(containing: offset) {
+                let count = Int(min(Int64(buffer.count), run.upperBound - offset))
+                touch()
+                let ahead = reader.readAhead(from: run.upperBound, offset: offset, length: length)
+                var started: FetchJob?
+                if let ahead, !jobs.contains(where: { !$0.finished && $0.range.lowerBound <= ahead.lowerBound && $0.range.upperBound > ahead.lowerBound }) {
+                    started = startJob(planned(from: ahead.lowerBound, size: Int64(ahead.count)), purpose: reader.purpose)
+                }
+                condition.unlock()
+                if let started { reader.started(started) }
+                let got = pread(dataFD, buffer.baseAddress, count, off_t(offset))
+                guard got >= 0 else { throw InputError("Failed to read the cache for \(key): \(String(cString: strerror(errno)))") }
+                counters.served(got)
+                return got
+            }
+            if let job = waitingOn, job.finished, job.position <= offset, let error = job.error {
+                condition.unlock()
+                throw error
+            }
+            if let job = jobs.first(where: { !$0.finished && $0.range.contains(offset) && $0.position <= offset }) {
+                waitingOn = job
+                waiters += 1
+                condition.wait()
+                waiters -= 1
+                continue
+            }
+            let range = planned(from: offset, size: reader.fetchSize(for: offset))
+            let job = startJob(range, purpose: reader.purpose(for: offset))
+            reader.started(job)
+            waitingOn = job
+        }
+    }
+
+    /// From the block boundary at or before `offset`, `size` bytes, stopping at bytes already
+    /// here or already being fetched.
+    private func planned(from offset: Int64, size: Int64) -> Range<Int64> {
+        var start = offset / Self.blockSize * Self.blockSize
+        if let run = available.run(containing: start), run.upperBound <= offset { start = run.upperBound }
+        if let run = available.run(containing: start) { start = min(run.upperBound, offset) }
+        var end = min(length, max(offset + 1, start + size))
+        // Never leave a sliver before the end of the file for another round trip.
+        if length - end < size { end = length }
+        if let next = available.nextCovered(after: start), next < end, next > offset { end = next }
+        for job in jobs where !job.finished && job.range.lowerBound > offset && job.range.lowerBound < end {
+            end = job.range.lowerBound
+        }
+        return start..<max(end, offset + 1)
+    }
+
+    private func startJob(_ range: Range<Int64>, purpose: FetchPurpose) -> FetchJob {
+        let job = FetchJob(entry: self, range: range, purpose: purpose, sequence: Fetcher.shared.nextSequence())
+        jobs.append(job)
+        Fetcher.shared.submit(job)
+        return job
+    }
+
+    /// Fetches `ranges` without a reader waiting (prefetch of the next song, pinning).
+    func prefetch(_ ranges: [Range<Int64>], purpose: FetchPurpose) {
+        condition.withLock {
+            for wanted in ranges {
+                for gap in available.gaps(in: wanted.clamped(to: 0..<length)) {
+                    if jobs.contains(where: { !$0.finished && $0.range.contains(gap.lowerBound) }) { continue }
+                    _ = startJob(gap, purpose: purpose)
+                }
+            }
+        }
+    }
+
+    // MARK: fetching (fetcher threads)
+
+    /// Runs a job: streams its range into the data file, resuming after dropped connections
+    /// until the purpose's deadline, and journals what arrived.
+    func run(_ job: FetchJob) {
+        let source = condition.withLock { self.source }
+        var position = condition.withLock { job.position }
+        var journalStart = position
+        var delay = 0.25
+        let deadline = Date().addingTimeInterval(job.purpose <= .seek ? 60 : 30)
+        var failure: InputError?
+        while position < job.range.upperBound, !job.isCancelled {
+            counters.request()
+            var remote: RemoteError?
+            let before = position
+            do throws(RemoteError) {
+                try source.fetch(position..<job.range.upperBound, purpose: job.purpose) { chunk in
+                    guard !job.isCancelled else { return false }
+                    let count = Int(min(Int64(chunk.count), job.range.upperBound - position))
+                    guard count > 0, pwrite(dataFD, chunk.baseAddress, count, off_t(position)) == count else { return false }
+                    counters.received(count, key: key, purpose: job.purpose)
+                    position += Int64(count)
+                    arrived(job, upTo: position, from: position - Int64(count))
+                    if position - journalStart >= Self.journalInterval {
+                        makeDurable(journalStart..<position)
+                        journalStart = position
+                    }
+                    return position < job.range.upperBound
+                }
+            } catch {
+                remote = error
+            }
+            if position > before { delay = 0.25 }
+            if let remote {
+                if remote.kind == .changed {
+                    invalidate()
+                    failure = InputError("\(key.account): the file changed on the server")
+                    break
+                }
+                guard remote.kind == .transient, Date() < deadline else {
+                    failure = InputError("\(key.account): \(remote.message)")
+                    break
+                }
+            } else if position < job.range.upperBound, !job.isCancelled, Date() >= deadline {
+                failure = InputError("\(key.account): the server ended the transfer early")
+                break
+            }
+            if position < job.range.upperBound, !job.isCancelled {
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 4)
+            }
+        }
+        if position > journalStart { makeDurable(journalStart..<position) }
+        condition.withLock {
+            job.finished = true
+            job.error = failure
+            jobs.removeAll { $0 === job }
+            condition.broadcast()
+        }
+        cache?.noteStored()
+    }
+
+    private func arrived(_ job: FetchJob, upTo position: Int64, from start: Int64) {
+        condition.withLock {
+            available.insert(start..<position)
+            job.position = position
+            if waiters > 0 { condition.broadcast() }
+        }
+    }
+
+    /// Syncs the data written so far and only then records the range in the journal.
+    private func makeDurable(_ range: Range<Int64>) {
+        guard fdatasync(dataFD) == 0 else { return }
+        condition.withLock {
+            guard journal.append(range) else { return }
+            durable.insert(range)
+            if journal.records > 512 { journal.compact(durable) }
+        }
+    }
+
+    /// The remote file changed: nothing here may be served any more.
+    private func invalidate() {
+        condition.withLock {
+            for job in jobs { job.cancel() }
+            available = RangeSet()
+            durable = RangeSet()
+            journal.compact(durable)
+            ftruncate(dataFD, 0)
+            ftruncate(dataFD, off_t(length))
+            condition.broadcast()
+        }
+    }
+
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Glibc
+import NimbusSupport
+import Synchronization
+
+/// The on-disk byte-range cache every non-local song is read through: one sparse file per
+/// (account, file id, version) with a crash-safe journal of the ranges it holds, fetched in
+/// aligned blocks by priority, shared by all readers, kept within a size budget by evicting
+/// the least recently used files that nobody is reading or has pinned.
+public final class RangeCache: Sendable {
+    public let directory: String
+    public let budget: Int64
+    public let counters = CacheCounters()
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    private struct State: @unchecked Sendable {
+        // Invariant: only touched inside `state.withLock` (entries are Sendable classes with
+        // their own locks; the dictionary itself is what this lock guards).
+        var live: [CacheKey: CacheEntry] = [:]
+        /// Files of entries not open now: name → (bytes on disk, last use).
+        var dormant: [String: (bytes: Int64, lastAccess: Date)] = [:]
+    }
+
+    /// How many idle entries stay open (descriptors and range sets in memory).
+    static let idleEntries = 64
+
+    public init(directory: String, budget: Int64, logger: Logger) {
+        self.directory = directory
+        self.budget = budget
+        self.logger = logger
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var dormant: [String: (bytes: Int64, lastAccess: Date)] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".data") {
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0 else { continue }
+            dormant[String(name.dropLast(5))] = (Int64(info.st_blocks) * 512, Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)))
+        }
+        state = Mutex(State(dormant: dormant))
+    }
+
+    /// A stream over one remote file version; bytes come from disk when they are there.
+    public func open(
+        key: CacheKey, length: Int64, source: any RemoteSource, purpose: FetchPurpose, uri: String, mimeType: String? = nil
+    ) throws(InputError) -> CachedInputStream {
+        let entry = try entry(key: key, length: length, source: source, lease: true)
+        return CachedInputStream(entry: entry, cache: self, purpose: purpose, uri: uri, mimeType: mimeType)
+    }
+
+    /// Fetches ranges of a file in the background (the head and tail of the next song).
+    public func prefetch(key: CacheKey, length: Int64, source: any RemoteSource, ranges: [Range<Int64>], purpose: FetchPurpose = .prefetch) {
+        guard let entry = try? entry(key: key, length: length, source: source, lease: false) else { return }
+        entry.prefetch(ranges, purpose: purpose)
+    }
+
+    /// Keeps a whole file for offline use: fetched at the lowest priority, never evicted.
+    public func pin(key: CacheKey, length: Int64, source: any RemoteSource) {
+        guard let entry = try? entry(key: key, length: length, source: source, lease: false) else { return }
+        state.withLock { _ in entry.pinned = true }
+        entry.prefetch([0..<length], purpose: .pinning)
+    }
+
+    /// Whether every byte of the file is on disk.
+    public func isComplete(key: CacheKey) -> Bool {
+        state.withLock { $0.live[key] }?.isComplete ?? false
+    }
+
+    private func entry(key: CacheKey, length: Int64, source: any RemoteSource, lease: Bool) throws(InputError) -> CacheEntry {
+        let existing = state.withLock { state -> CacheEntry? in
+            guard let entry = state.live[key] else { return nil }
+            if lease { entry.leases += 1 }
+            entry.touch()
+            return entry
+        }
+        if let existing {
+            existing.update(source: source)
+            return existing
+        }
+        let created = try CacheEntry(key: key, length: length, source: source, directory: directory, cache: self)
+        return state.withLock { state in
+            // Another thread may have opened it meanwhile: keep the first.
+            let entry = state.live[key] ?? created
+            state.live[key] = entry
+            state.dormant[key.fileName] = nil
+            if lease { entry.leases += 1 }
+            return entry
+        }
+    }
+
+    func release(_ entry: CacheEntry) {
+        state.withLock { state in
+            entry.leases -= 1
+            closeIdleEntries(&state)
+        }
+    }
+
+    private func closeIdleEntries(_ state: inout State) {
+        let idle = state.live.values.filter { !$0.isBusy }.sorted { $0.lastAccess < $1.lastAccess }
+        guard idle.count > Self.idleEntries else { return }
+        for entry in idle.prefix(idle.count - Self.idleEntries) {
+            state.live[entry.key] = nil
+            state.dormant[entry.key.fileName] = (entry.storedBytes, entry.lastAccess)
+        }
+    }
+
+    /// After a fetch: if the cache is over budget, drop the least recently used files that are
+    /// not in use (not open, not pinned, not being fetched).
+    func noteStored() {
+        let removed = state.withLock { state -> [String] in
+            var total = state.dormant.values.reduce(0) { $0 + $1.bytes } + state.live.values.reduce(0) { $0 + $1.storedBytes }
+            guard total > budget else { return [] }
+            var candidates: [(name: String, bytes: Int64, lastAccess: Date, key: CacheKey?)] =
+                state.dormant.map { ($0.key, $0.value.bytes, $0.value.lastAccess, nil) }
+            candidates += state.live.values.filter { !$0.isBusy }.map { ($0.key.fileName, $0.storedBytes, $0.lastAccess, $0.key) }
+            var removed: [String] = []
+            for candidate in candidates.sorted(by: { $0.lastAccess < $1.lastAccess }) where total > budget {
+                if let key = candidate.key { state.live[key] = nil } else { state.dormant[candidate.name] = nil }
+                total -= candidate.bytes
+                removed.append(candidate.name)
+            }
+            return removed
+        }
+        for name in removed {
+            unlink(directory + "/" + name + ".data")
+            unlink(directory + "/" + name + ".journal")
+        }
+        if !removed.isEmpty { logger.info("cache over budget: evicted \(removed.count) file(s)") }
+    }
+}
+
+/// A decoder's or tag scanner's view of a cached remote file.
+public final class CachedInputStream: InputStream {
+    public let uri: String
+    public let mimeType: String?
+    public private(set) var position: Int64 = 0
+    public var size: Int64? { entry.length }
+    public var isSeekable: Bool { true }
+    private let entry: CacheEntry
+    private let cache: RangeCache
+    private let reader: ReaderState
+
+    init(entry: CacheEntry, cache: RangeCache, purpose: FetchPurpose, uri: String, mimeType: String?) {
+        self.entry = entry
+        self.cache = cache
+        self.uri = uri
+        self.mimeType = mimeType
+        self.reader = ReaderState(purpose: purpose)
+    }
+
+    deinit {
+        reader.close()
+        cache.release(entry)
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let count = try entry.read(at: position, into: buffer, reader: reader)
+        reader.note(read: position, count: count)
+        position += Int64(count)
+        return count
+    }
+
+    public func seek(to offset: Int64) throws(InputError) {
+        guard offset >= 0 else { throw InputError("Invalid seek offset \(offset) in \"\(uri)\"") }
+        position = offset
+    }
+}

@@ -1,0 +1,60 @@
+/// How one reader (a decoder or a tag scanner) moves through a file: whether it reads
+/// sequentially, how big its fetches should be, when to read ahead, and which of its fetches
+/// a jump elsewhere made useless.
+final class ReaderState {
+    let purpose: FetchPurpose
+    private var sequentialEnd: Int64 = -1
+    private var runLength: Int64 = 0
+    private var lastJob: FetchJob?
+
+    static let largestFetch: Int64 = 2 << 20
+
+    /// A jump's first fetch: 64 KiB for a player (a few seconds of audio in one round trip),
+    /// 16 KiB for a tag scanner (tags, stream headers and ID3v1 fit; more follows as it reads).
+    var probeSize: Int64 { purpose == .indexing ? 16 << 10 : 64 << 10 }
+
+    init(purpose: FetchPurpose) {
+        self.purpose = purpose
+    }
+
+    func note(read offset: Int64, count: Int) {
+        runLength = offset == sequentialEnd ? runLength + Int64(count) : 0
+        sequentialEnd = offset + Int64(count)
+    }
+
+    private func isSequential(_ offset: Int64) -> Bool { offset == sequentialEnd }
+
+    /// Small probes for jumps (tags, seeks by bisection); fetches that double up to 2 MiB
+    /// while the reader keeps reading on.
+    func fetchSize(for offset: Int64) -> Int64 {
+        guard isSequential(offset), runLength > 0 else { return probeSize }
+        var size = probeSize * 4
+        while size < runLength && size < Self.largestFetch { size *= 2 }
+        return size
+    }
+
+    /// A player that jumps is seeking, which outranks reading ahead.
+    func purpose(for offset: Int64) -> FetchPurpose {
+        purpose == .playing && sequentialEnd >= 0 && !isSequential(offset) ? .seek : purpose
+    }
+
+    /// For a sequential player: the range to fetch next when less than about two fetches'
+    /// worth is left ahead of it.
+    func readAhead(from runEnd: Int64, offset: Int64, length: Int64) -> Range<Int64>? {
+        guard purpose <= .prefetch, isSequential(offset), runEnd < length else { return nil }
+        let size = fetchSize(for: offset)
+        guard runEnd - offset < max(512 << 10, size * 2) else { return nil }
+        return runEnd..<min(length, runEnd + size)
+    }
+
+    /// A new fetch that does not continue the previous one makes the previous one useless.
+    func started(_ job: FetchJob) {
+        if let last = lastJob, last !== job, !(last.range.lowerBound...last.range.upperBound).contains(job.range.lowerBound) {
+            last.cancel()
+        }
+        lastJob = job
+    }
+
+    /// The reader is done: what it asked for ahead is no longer needed.
+    func close() { lastJob?.cancel() }
+}

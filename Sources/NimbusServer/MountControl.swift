@@ -1,0 +1,20 @@
+import NimbusSupport
+
+/// Mounting storages into the database (`mount`, `unmount`, `listmounts`), provided by the
+/// daemon, which knows the cloud accounts.
+@CoreActor
+public protocol MountControl: AnyObject {
+    /// Mount point and storage URI of every mount.
+    var mounts: [(name: String, uri: String)] { get }
+    func mount(_ name: String, uri: String) throws(MountFailure)
+    func unmount(_ name: String) throws(MountFailure)
+}
+
+public enum MountFailure: Error, Equatable {
+    case badMountPoint
+    case busy
+    case alreadyMounted
+    case unrecognized
+    case notMountPoint
+    case failed(String)
+}

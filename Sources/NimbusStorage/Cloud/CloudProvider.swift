@@ -1,0 +1,54 @@
+import NimbusInput
+
+/// A file or folder of a cloud account, as its listing describes it.
+public struct RemoteItem: Sendable, Codable, Equatable {
+    public var name: String
+    /// Relative to the account's root folder, `/`-separated, no leading slash.
+    public var path: String
+    public var isDirectory: Bool
+    public var size: Int64
+    /// Seconds since 1970.
+    public var modified: Int64
+    /// The provider's id for the file (WebDAV and Yandex: its path).
+    public var id: String
+    /// What changes when the content does: ETag, rev, md5, cTag …
+    public var version: String
+    public var mimeType: String?
+
+    public init(
+        name: String, path: String, isDirectory: Bool, size: Int64 = 0, modified: Int64 = 0, id: String, version: String = "",
+        mimeType: String? = nil
+    ) {
+        self.name = name
+        self.path = path
+        self.isDirectory = isDirectory
+        self.size = size
+        self.modified = modified
+        self.id = id
+        self.version = version
+        self.mimeType = mimeType
+    }
+
+    var entry: StorageEntry {
+        StorageEntry(name: name, kind: isDirectory ? .directory : .file, size: size, modified: modified, identity: nil)
+    }
+}
+
+/// One cloud account's API: listing folders, describing files, and a byte source per file
+/// (download links, tokens and retries are the provider's business).
+public protocol CloudProvider: Sendable {
+    /// Items of the folder at `path` (relative to the account root; "" is the root).
+    func list(_ path: String) throws(StorageError) -> [RemoteItem]
+    func item(_ path: String) throws(StorageError) -> RemoteItem
+    func source(for item: RemoteItem) -> any RemoteSource
+}
+
+extension StorageError {
+    /// The storage-level error for a failed API call, with the account's name in it.
+    static func remote(_ account: String, _ error: RemoteError) -> StorageError {
+        switch error.kind {
+        case .notFound: StorageError(.notFound, "\(account): \(error.message)")
+        default: StorageError(.io, "\(account): \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import NimbusInput
+import NimbusSupport
+import Synchronization
+
+/// A cloud account as a `Storage`: folders and files from the provider's listings, bytes
+/// through the range cache. What the listings said about each file (id, version, size) is
+/// kept in a small file next to the cache, so cached songs open without the network.
+public final class CloudStorage: Storage {
+    public let account: String
+    let provider: any CloudProvider
+    public let cache: RangeCache
+    private let files: Mutex<[String: RemoteItem]>
+    private let mapPath: String
+    private let logger: Logger
+    /// The last listing failure, shown in `status` while the account is unreachable.
+    private let problem = Mutex<String?>(nil)
+
+    public init(account: String, provider: any CloudProvider, cache: RangeCache, stateDirectory: String, logger: Logger) {
+        self.account = account
+        self.provider = provider
+        self.cache = cache
+        self.logger = logger
+        mapPath = stateDirectory + "/" + account + ".files"
+        var known: [String: RemoteItem] = [:]
+        if let bytes = (try? AtomicFile.read(mapPath)) ?? nil, let items = try? JSONDecoder().decode([RemoteItem].self, from: Data(bytes)) {
+            for item in items { known[item.path] = item }
+        }
+        files = Mutex(known)
+    }
+
+    /// Why the account cannot be reached right now, if it cannot.
+    public var failure: String? { problem.withLock { $0 } }
+
+    public func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry] {
+        let items: [RemoteItem]
+        do {
+            items = try provider.list(directory)
+            problem.withLock { $0 = nil }
+        } catch {
+            problem.withLock { $0 = error.message }
+            logger.error(error.message)
+            throw error
+        }
+        files.withLock { files in
+            for item in items { files[item.path] = item }
+        }
+        return items.map(\.entry)
+    }
+
+    public func stat(_ path: String) throws(StorageError) -> StorageEntry {
+        if path.isEmpty { return StorageEntry(name: "", kind: .directory, size: 0, modified: 0, identity: nil) }
+        if let known = files.withLock({ $0[path] }) { return known.entry }
+        let item = try provider.item(path)
+        files.withLock { $0[path] = item }
+        return item.entry
+    }
+
+    public func open(_ path: String) throws(InputError) -> any NimbusInput.InputStream { try open(path, purpose: .playing) }
+
+    public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any NimbusInput.InputStream {
+        let item = try describe(path)
+        return try cache.open(
+            key: key(item), length: item.size, source: provider.source(for: item), purpose: purpose, uri: account + "/" + path,
+            mimeType: item.mimeType)
+    }
+
+    /// The head and tail of a file the player will need soon (decoders read both at open).
+    public func prefetch(_ path: String) {
+        guard let item = try? describe(path), item.size > 0 else { return }
+        let head: Int64 = 512 << 10
+        let tail: Int64 = 64 << 10
+        cache.prefetch(
+            key: key(item), length: item.size, source: provider.source(for: item),
+            ranges: [0..<min(head, item.size), max(0, item.size - tail)..<item.size])
+    }
+
+    /// Keeps the whole file on disk for offline use.
+    public func pin(_ path: String) {
+        guard let item = try? describe(path), item.size > 0 else { return }
+        cache.pin(key: key(item), length: item.size, source: provider.source(for: item))
+    }
+
+    public func localPath(_ path: String) -> String? { nil }
+
+    /// Persists what the listings said, so cached songs open offline after a restart.
+    public func flush() {
+        let items = files.withLock { Array($0.values) }.filter { !$0.isDirectory }
+        guard let data = try? JSONEncoder().encode(items) else { return }
+        try? AtomicFile.write(Array(data), to: mapPath)
+    }
+
+    private func key(_ item: RemoteItem) -> CacheKey {
+        CacheKey(account: account, fileID: item.id, version: item.version)
+    }
+
+    private func describe(_ path: String) throws(InputError) -> RemoteItem {
+        if let known = files.withLock({ $0[path] }) { return known }
+        do {
+            let item = try provider.item(path)
+            files.withLock { $0[path] = item }
+            return item
+        } catch {
+            throw InputError(error.message)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import NimbusInput
+
+/// Plain HTTP(S) files queued by URL (`add https://host/song.flac`): one probe for length and
+/// validator (a one-byte ranged GET, which also proves range support), then the range cache.
+public struct HTTPFiles: Sendable {
+    let cache: RangeCache
+    let pool: HTTPSessionPool
+
+    public init(accounts: CloudAccounts) {
+        cache = accounts.cache
+        pool = accounts.pool
+    }
+
+    public func open(_ url: String, purpose: FetchPurpose) throws(InputError) -> any NimbusInput.InputStream {
+        let host = Self.host(url)
+        var request = HTTPRequest(url: url)
+        request.range = (0, 0)
+        let response: HTTPResponse
+        do {
+            response = try pool.withSession { session throws(HTTPError) in try session.perform(request) { _ in true } }
+        } catch {
+            throw InputError("\(host): \(error.message)")
+        }
+        let length: Int64
+        if response.status == 206, let total = response.contentRange?.total {
+            length = total
+        } else if response.status == 200, let value = response[header: "content-length"], let total = Int64(value) {
+            length = total
+        } else if response.isSuccess {
+            throw InputError("\(host): no length known (streams are not supported)")
+        } else {
+            throw InputError(HTTPHelpers.error(for: response, host).message)
+        }
+        let etag = response[header: "etag"]
+        let validator = etag.flatMap { $0.hasPrefix("\"") ? $0 : nil }
+        let version = etag ?? response[header: "last-modified"] ?? "\(length)"
+        let source = RangedHTTPSource(what: host, pool: pool, length: length, validator: validator) { _ in HTTPTarget(url: url) }
+        return try cache.open(
+            key: CacheKey(account: "http", fileID: url, version: version), length: length, source: source, purpose: purpose,
+            uri: url, mimeType: response[header: "content-type"])
+    }
+
+    static func host(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        return String(url[scheme.upperBound...].prefix { $0 != "/" })
+    }
+}

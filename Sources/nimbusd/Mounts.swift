@@ -1,0 +1,91 @@
+import Foundation
+import NimbusLibrary
+import NimbusServer
+import NimbusStorage
+import NimbusSupport
+
+/// The daemon's mounts: configured cloud accounts at their names, and whatever clients mount
+/// with `mount NAME cloud:ACCOUNT` or `mount NAME https://host/dav/`. Mounts made by clients
+/// are remembered in a small file beside the state file (never with a secret: a URI names an
+/// account or a public share).
+@CoreActor
+final class Mounts: MountControl {
+    private let storage: MountedStorage
+    private let cloud: CloudAccounts
+    private let library: MusicLibrary
+    private let path: String
+    private let logger: Logger
+    private(set) var mounts: [(name: String, uri: String)] = []
+
+    init(storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, logger: Logger) {
+        self.storage = storage
+        self.cloud = cloud
+        self.library = library
+        self.path = path
+        self.logger = logger
+    }
+
+    /// Mounts the accounts configured to be mounted and the mounts saved last time.
+    func restore(accounts: [String]) {
+        for name in accounts { attach(name, uri: "cloud:" + name) }
+        guard let bytes = (try? AtomicFile.read(path)) ?? nil else { return }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
+            guard parts.count == 2, storage.mounted(parts[0]) == nil else { continue }
+            attach(parts[0], uri: parts[1])
+        }
+    }
+
+    func mount(_ name: String, uri: String) throws(MountFailure) {
+        guard !name.isEmpty, !name.contains("/"), StoragePath.isSafe(name) else { throw .badMountPoint }
+        guard storage.mounted(name) == nil else { throw .busy }
+        guard !mounts.contains(where: { $0.uri == uri }) else { throw .alreadyMounted }
+        guard let mounted = make(name, uri: uri) else { throw .unrecognized }
+        storage.mount(name, mounted)
+        mounts.append((name, uri))
+        save()
+        _ = try? library.update(name)
+    }
+
+    func unmount(_ name: String) throws(MountFailure) {
+        guard !name.isEmpty, !name.contains("/") else { throw .badMountPoint }
+        guard storage.unmount(name) != nil else { throw .notMountPoint }
+        mounts.removeAll { $0.name == name }
+        save()
+        _ = try? library.update(name)
+    }
+
+    private func attach(_ name: String, uri: String) {
+        guard let mounted = make(name, uri: uri) else {
+            logger.error("cannot mount \(uri) at \"\(name)\"")
+            return
+        }
+        storage.mount(name, mounted)
+        mounts.append((name, uri))
+    }
+
+    private func make(_ name: String, uri: String) -> CloudStorage? {
+        if uri.hasPrefix("cloud:") {
+            do {
+                return try cloud.storage(String(uri.dropFirst("cloud:".count)))
+            } catch {
+                logger.error(error.message)
+                return nil
+            }
+        }
+        let lowered = uri.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
+        return cloud.webDAV(url: uri, name: name)
+    }
+
+    /// Client mounts only (configured accounts come from the config).
+    private func save() {
+        let text = mounts.filter { !($0.uri.hasPrefix("cloud:") && $0.uri.dropFirst(6) == $0.name) }
+            .map { $0.name + "\t" + $0.uri + "\n" }.joined()
+        do {
+            try AtomicFile.write(Array(text.utf8), to: path)
+        } catch {
+            logger.error("Failed to save mounts: \(error)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Cloud songs from a real WebDAV server (Debian's nginx with dav-ext, started here) mounted
+/// into the library: indexing by ranges, playback through the range cache, replay and
+/// restart without the network.
+final class CloudWebDAVTests: XCTestCase {
+    private var keep: [AnyObject] = []
+
+    override func tearDown() {
+        keep.removeAll()
+        super.tearDown()
+    }
+
+    /// Ninety-second songs with tags (a real library's are longer still): reading only their
+    /// tags is a small part of them.
+    private func makeCloudLibrary() throws -> TemporaryDirectory {
+        let share = TemporaryDirectory("nimbus-share")
+        try FileManager.default.createDirectory(atPath: share.file("Cloud Band/Sky"), withIntermediateDirectories: true)
+        let wav = share.file("source.wav")
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "90", "pinknoise", "vol", "0.4"])
+        try runTool("flac", [
+            "-s", "-f", "-T", "ARTIST=Cloud Band", "-T", "ALBUM=Sky", "-T", "TITLE=Cirrus", "-T", "TRACKNUMBER=1",
+            "-o", share.file("Cloud Band/Sky/01 - Cirrus.flac"), wav,
+        ])
+        try runTool("lame", [
+            "--quiet", "-b", "192", "--ta", "Cloud Band", "--tl", "Sky", "--tt", "Stratus", "--tn", "2", wav,
+            share.file("Cloud Band/Sky/02 - Stratus.mp3"),
+        ])
+        try runTool("oggenc", [
+            "-Q", "-q", "5", "-a", "Cloud Band", "-l", "Sky", "-t", "Nimbus", "-N", "3", "-o",
+            share.file("Cloud Band/Sky/03 - Nimbus.ogg"), wav,
+        ])
+        try FileManager.default.removeItem(atPath: wav)
+        return share
+    }
+
+    private func totalBytes(_ directory: String) -> Int {
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        return files.reduce(0) { total, name in
+            total + ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0)
+        }
+    }
+
+    private func cloudConfig(_ server: WebDAVServer, secrets: TemporaryDirectory) -> String {
+        let passwordFile = secrets.write("dav.password", server.password + "\n")
+        return """
+            cloud {
+                name "dav"
+                type "webdav"
+                url "\(server.url)"
+                user "\(server.user)"
+                password_file "\(passwordFile)"
+            }
+            """
+    }
+
+    func testACloudAccountIsIndexedFromRangesAndBrowsedLikeLocalMusic() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let share = try makeCloudLibrary()
+        let server = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let daemon = try ServerProcess(.nimbus, config: cloudConfig(server, secrets: secrets))
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("lsinfo"), ["directory: dav", "Last-Modified: 1970-01-01T00:00:00Z", "OK"])
+        XCTAssertEqual(try client.request("list album artist \"Cloud Band\""), ["Album: Sky", "OK"])
+        let found = try client.request("find title Stratus")
+        XCTAssertEqual(found.first, "file: dav/Cloud Band/Sky/02 - Stratus.mp3")
+        XCTAssertTrue(found.contains("Time: 90"), "\(found)")
+        let sent = server.bytesSent
+        let total = totalBytes(share.path)
+        XCTAssertLessThanOrEqual(Double(sent), Double(total) * 0.05, "indexing moved \(sent) of \(total) bytes: \(server.requests)")
+        XCTAssertFalse(daemon.log.contains(server.password), "the password never reaches the log")
+    }
+
+    /// A share with one FLAC that continues a local WAV, and another that it is followed by.
+    private func gaplessSetup() throws -> (music: TemporaryDirectory, share: TemporaryDirectory) {
+        let music = TemporaryDirectory("nimbus-local")
+        let share = TemporaryDirectory("nimbus-share")
+        try AudioFixtures.writeSineWAV(to: music.file("a.wav"), frames: 50_000, frequency: 1500)
+        try AudioFixtures.writeSineWAV(to: share.file("b.wav"), frames: 441_000, firstFrame: 50_000, frequency: 1500)
+        try runTool("flac", ["-s", "-f", "-o", share.file("b.flac"), share.file("b.wav")])
+        try FileManager.default.removeItem(atPath: share.file("b.wav"))
+        try AudioFixtures.writeSineWAV(to: music.file("c.wav"), frames: 30_000, firstFrame: 491_000, frequency: 1500)
+        return (music, share)
+    }
+
+    private func waitForStop(_ client: LineClient) {
+        XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains("state: stop") == true })
+    }
+
+    private func assertContinuousSine(_ bytes: [UInt8], frames: Int, _ message: String) {
+        let left = AudioFixtures.leftChannel(bytes)
+        XCTAssertEqual(left.count, frames, "\(message): every frame once")
+        for (index, sample) in left.enumerated()
+        where abs(Double(sample) - AudioFixtures.sineSample(frame: index, frequency: 1500, amplitude: 0.5)) > 1 {
+            return XCTFail("\(message): frame \(index) is \(sample)")
+        }
+    }
+
+    func testLocalCloudLocalPlaysGaplesslyAndReplaysWithoutTheNetwork() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        let server = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let capture = ALSACapture(in: music)
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets), musicDirectory: music.path,
+            nullOutput: false, environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        waitForStop(client)
+        assertContinuousSine(capture.bytes, frames: 521_000, "local → cloud → local")
+        let firstPlay = server.bytesSent
+
+        // Replaying moves no bytes: everything comes from the cache.
+        XCTAssertEqual(try client.request("play 1"), ["OK"])
+        waitForStop(client)
+        XCTAssertEqual(server.bytesSent, firstPlay, "a replay of a cached song transfers 0 bytes")
+
+        // A stored playlist mixing both survives a restart.
+        XCTAssertEqual(try client.request("save mixed"), ["OK"])
+        try daemon.restart()
+        let again = try daemon.connect()
+        XCTAssertEqual(
+            try again.request("listplaylist mixed"), ["file: a.wav", "file: dav/b.flac", "file: c.wav", "OK"])
+    }
+
+    func testCachedSongsPlayWithTheServerGone() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        var server: WebDAVServer? = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let capture = ALSACapture(in: music)
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server!, secrets: secrets), musicDirectory: music.path,
+            nullOutput: false, environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        var client = try daemon.connect()
+        for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        waitForStop(client)
+        server = nil
+        try daemon.restart()
+        client = try daemon.connect()
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        waitForStop(client)
+        assertContinuousSine(capture.bytes, frames: 521_000, "offline, from the cache")
+        XCTAssertEqual(try client.request("update dav"), ["updating_db: 1", "OK"])
+        XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("error: dav:") } == true })
+        XCTAssertTrue(try client.request("stats").contains("songs: 3"), "an unreachable account keeps its songs")
+    }
+}

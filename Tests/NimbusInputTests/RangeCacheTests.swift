@@ -1,0 +1,150 @@
+import Foundation
+import NimbusInput
+import NimbusSupport
+import Synchronization
+import TestSupport
+import XCTest
+
+/// The range cache with an in-memory remote that counts what it sends and can misbehave.
+final class RangeCacheTests: XCTestCase {
+    final class FakeRemote: RemoteSource, @unchecked Sendable {
+        // Invariant: mutable state only through `state`.
+        let bytes: [UInt8]
+        let state = Mutex<(sent: Int64, requests: Int, dropAfter: Int?, failuresLeft: Int, changed: Bool)>((0, 0, nil, 0, false))
+
+        init(size: Int) {
+            // A cheap xorshift stream: distinct bytes everywhere, so misplaced ranges show.
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(size)
+            bytes = (0..<size).map { _ in
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            }
+        }
+
+        var sent: Int64 { state.withLock { $0.sent } }
+
+        func fetch(_ range: Range<Int64>, purpose: FetchPurpose, into sink: (UnsafeRawBufferPointer) -> Bool) throws(RemoteError) {
+            let (dropAfter, fail, changed) = state.withLock { state -> (Int?, Bool, Bool) in
+                state.requests += 1
+                let fail = state.failuresLeft > 0
+                if fail { state.failuresLeft -= 1 }
+                let drop = state.dropAfter
+                state.dropAfter = nil
+                return (drop, fail, state.changed)
+            }
+            if changed { throw RemoteError(.changed, "changed") }
+            if fail { throw RemoteError(.transient, "connection refused") }
+            var position = Int(range.lowerBound)
+            let end = Int(range.upperBound)
+            while position < end {
+                var chunk = min(16384, end - position)
+                if let dropAfter, position - Int(range.lowerBound) + chunk > dropAfter {
+                    chunk = dropAfter - (position - Int(range.lowerBound))
+                    if chunk > 0 { _ = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) } }
+                    state.withLock { $0.sent += Int64(max(0, chunk)) }
+                    return
+                }
+                let proceed = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) }
+                state.withLock { $0.sent += Int64(chunk) }
+                position += chunk
+                if !proceed { return }
+            }
+        }
+    }
+
+    private func readAll(_ stream: any NimbusInput.InputStream) throws -> [UInt8] {
+        try stream.seek(to: 0)
+        return try stream.readToEnd()
+    }
+
+    func testASecondReadCostsNoNetworkAndSurvivesReopening() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 3_000_000)
+        let key = CacheKey(account: "test", fileID: "song", version: "1")
+        var cache: RangeCache? = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        var stream: CachedInputStream? = try cache!.open(key: key, length: 3_000_000, source: remote, purpose: .playing, uri: "song")
+        XCTAssertEqual(try readAll(stream!), remote.bytes)
+        let sent = remote.sent
+        XCTAssertGreaterThanOrEqual(sent, 3_000_000)
+        XCTAssertLessThan(sent, 3_300_000, "nothing fetched twice")
+        XCTAssertEqual(try readAll(stream!), remote.bytes)
+        XCTAssertEqual(remote.sent, sent, "a replay is served from disk")
+        stream = nil
+        cache = nil
+        // A new cache over the same directory (a restart) still has everything.
+        let restarted = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        let again = try restarted.open(key: key, length: 3_000_000, source: remote, purpose: .playing, uri: "song")
+        XCTAssertEqual(try readAll(again), remote.bytes)
+        XCTAssertEqual(remote.sent, sent)
+    }
+
+    func testProbesFetchOnlyBlocksNearWhatIsRead() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 10_000_000)
+        let cache = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        let stream = try cache.open(
+            key: CacheKey(account: "test", fileID: "big", version: "1"), length: 10_000_000, source: remote, purpose: .indexing,
+            uri: "big")
+        XCTAssertEqual(try stream.read(at: 0, count: 1000), Array(remote.bytes[0..<1000]))
+        XCTAssertEqual(try stream.read(at: 9_999_872, count: 128), Array(remote.bytes[9_999_872...]))
+        XCTAssertEqual(try stream.read(at: 5_000_000, count: 4), Array(remote.bytes[5_000_000..<5_000_004]))
+        XCTAssertLessThanOrEqual(remote.sent, 3 * 65536, "three probes, one block each")
+    }
+
+    func testADroppedConnectionIsResumedAtTheLastByte() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 1_000_000)
+        remote.state.withLock {
+            $0.dropAfter = 100_000
+            $0.failuresLeft = 0
+        }
+        let cache = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        let stream = try cache.open(
+            key: CacheKey(account: "test", fileID: "drop", version: "1"), length: 1_000_000, source: remote, purpose: .playing,
+            uri: "drop")
+        XCTAssertEqual(try readAll(stream), remote.bytes)
+        XCTAssertLessThan(remote.sent, 1_200_000, "the rest was fetched from where it stopped")
+        remote.state.withLock { $0.failuresLeft = 2 }
+        let other = try cache.open(
+            key: CacheKey(account: "test", fileID: "drop", version: "2"), length: 1_000_000, source: remote, purpose: .playing,
+            uri: "drop")
+        XCTAssertEqual(try readAll(other), remote.bytes, "two refused connections are retried")
+    }
+
+    func testAChangedFileIsNeverSpliced() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 500_000)
+        let cache = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        let stream = try cache.open(
+            key: CacheKey(account: "test", fileID: "c", version: "1"), length: 500_000, source: remote, purpose: .indexing, uri: "c")
+        _ = try stream.read(at: 0, count: 1000)
+        remote.state.withLock { $0.changed = true }
+        XCTAssertThrowsError(try stream.read(at: 400_000, count: 1000))
+        remote.state.withLock { $0.changed = false }
+        // What was cached of the old version is gone: it is fetched again.
+        let before = remote.sent
+        XCTAssertEqual(try stream.read(at: 0, count: 1000), Array(remote.bytes[0..<1000]))
+        XCTAssertGreaterThan(remote.sent, before)
+    }
+
+    func testEvictionKeepsTheBudgetButNotWhatIsOpen() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let cache = RangeCache(directory: directory.path, budget: 2_500_000, logger: .silent)
+        let open = try cache.open(
+            key: CacheKey(account: "t", fileID: "kept", version: "1"), length: 1_000_000, source: FakeRemote(size: 1_000_000),
+            purpose: .playing, uri: "kept")
+        _ = try readAll(open)
+        for index in 0..<4 {
+            let remote = FakeRemote(size: 1_000_000)
+            let stream = try cache.open(
+                key: CacheKey(account: "t", fileID: "f\(index)", version: "1"), length: 1_000_000, source: remote,
+                purpose: .playing, uri: "f")
+            _ = try readAll(stream)
+        }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".data") }
+        XCTAssertLessThanOrEqual(stored.count, 3)
+        XCTAssertTrue(stored.contains(CacheKey(account: "t", fileID: "kept", version: "1").fileName + ".data"))
+    }
+}
