@@ -66,6 +66,12 @@ public final class PlayerEngine: Sendable {
                 state.workers[clock.id] = nil
                 state.clock = nil
             }
+            // An output that becomes the clock gets a clock worker (it reports song starts
+            // and the end of the queue, which a plain worker does not).
+            if let worker = state.workers[clockID], !worker.isClock {
+                worker.shutdown()
+                state.workers[clockID] = nil
+            }
             let all = slots.isEmpty
                 ? [OutputSlot(id: fallbackClockID, name: "clock", fixedFormat: nil) { NullOutput(paced: true) }] : slots
             for slot in all where state.workers[slot.id] == nil {

@@ -158,4 +158,77 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("error: dav:") } == true })
         XCTAssertTrue(try client.request("stats").contains("songs: 3"), "an unreachable account keeps its songs")
     }
+
+    /// A kill -9 while a song is downloading: after the restart every byte the decoder gets is
+    /// the source's (the FLAC plays bit-exactly: its PCM equals `flac -d` of the original).
+    func testKillNineMidDownloadNeverServesWrongBytes() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let share = TemporaryDirectory("nimbus-share")
+        let music = TemporaryDirectory("nimbus-local")
+        // Noise: it does not compress, so the download takes seconds at the server's rate.
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", share.file("big.wav"), "synth", "40", "whitenoise", "vol", "0.3"])
+        try runTool("flac", ["-s", "-f", "-o", share.file("big.flac"), share.file("big.wav")])
+        try FileManager.default.removeItem(atPath: share.file("big.wav"))
+        try runTool("flac", [
+            "-s", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "-o", music.file("reference.raw"),
+            share.file("big.flac"),
+        ])
+        let reference = try Data(contentsOf: URL(fileURLWithPath: music.file("reference.raw")))
+        let server = try WebDAVServer(root: share.path, rate: 1_000_000)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let capture = ALSACapture(in: music)
+        // Paced first (the null output keeps real time), so the kill lands mid-download.
+        let paced = "audio_output {\n    type \"null\"\n    name \"clock\"\n}\n"
+        let daemon = try ServerProcess(
+            .nimbus, config: paced + ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets),
+            musicDirectory: music.path, nullOutput: false, environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 1)
+        var client = try daemon.connect()
+        XCTAssertEqual(try client.request("add dav/big.flac"), ["OK"])
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        Thread.sleep(forTimeInterval: 2)
+        daemon.stop(signal: SIGKILL)
+        try daemon.restart()
+        client = try daemon.connect()
+        XCTAssertEqual(try client.request("stop"), ["OK"])
+        XCTAssertEqual(try client.request("disableoutput 0"), ["OK"], "now as fast as it decodes")
+        XCTAssertEqual(try client.request("play 0"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 60) { (try? client.request("status"))?.contains("state: stop") == true })
+        XCTAssertLessThan(server.bytesSent, 2 * reference.count / 2, "the restart resumed what was cached")
+        let played = Data(capture.bytes)
+        XCTAssertEqual(played.count, reference.count)
+        XCTAssertTrue(played == reference, "every sample decoded from the right bytes")
+        XCTAssertNil(try client.request("status").first { $0.hasPrefix("error:") })
+    }
+
+    /// A file replaced on the server is fetched anew on the next play, never mixed with the
+    /// bytes cached of the old one.
+    func testAChangedRemoteFileIsFetchedAnew() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let share = TemporaryDirectory("nimbus-share")
+        let music = TemporaryDirectory("nimbus-local")
+        try AudioFixtures.writeSineWAV(to: share.file("song.wav"), frames: 88_200, frequency: 1500)
+        let server = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let capture = ALSACapture(in: music)
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets), musicDirectory: music.path,
+            nullOutput: false, environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 1)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("add dav/song.wav"), ["OK"])
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        waitForStop(client)
+        assertContinuousSine(capture.bytes, frames: 88_200, "the first version")
+        // Same name, other content and length, a second later.
+        Thread.sleep(forTimeInterval: 1.1)
+        try AudioFixtures.writeRampWAV(to: share.file("song.wav"), frames: 66_150)
+        XCTAssertEqual(try client.request("update dav"), ["updating_db: 2", "OK"])
+        XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        waitForStop(client)
+        XCTAssertTrue(AudioFixtures.rampIndices(capture.bytes).elementsEqual(0..<66_150), "only the new version is heard")
+    }
 }

@@ -69,9 +69,33 @@ public final class CloudAccounts: Sendable {
             var base = url.hasSuffix("/") ? url : url + "/"
             if account.root != "/" { base += HTTPHelpers.encode(String(account.root.drop { $0 == "/" })) + "/" }
             return WebDAVProvider(account: account.name, baseURL: base, credentials: credentials, pool: pool)
+        case "yandex-disk":
+            let base = account.settings["api_url"] ?? "https://cloud-api.yandex.net"
+            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://oauth.yandex.ru/token", scheme: "OAuth")
+            return YandexDiskProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
+        case "dropbox":
+            let base = account.settings["api_url"] ?? "https://api.dropboxapi.com"
+            let content = account.settings["content_url"] ?? "https://content.dropboxapi.com"
+            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://api.dropboxapi.com/oauth2/token")
+            return DropboxProvider(account: account.name, root: account.root, base: base, content: content, tokens: tokens, pool: pool)
+        case "google-drive":
+            let base = account.settings["api_url"] ?? "https://www.googleapis.com"
+            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://oauth2.googleapis.com/token")
+            return GoogleDriveProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
+        case "onedrive":
+            let base = account.settings["api_url"] ?? "https://graph.microsoft.com/v1.0"
+            let tokens = try tokens(
+                account, url: account.settings["token_url"] ?? "https://login.microsoftonline.com/common/oauth2/v2.0/token")
+            return OneDriveProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
         default:
             throw StorageError(.io, "\(account.name): cloud type \"\(account.type)\" is not supported")
         }
+    }
+
+    private func tokens(_ account: Account, url: String, scheme: String = "Bearer") throws(StorageError) -> OAuthTokens {
+        try OAuthTokens(
+            account: account.name, file: account.settings["token_file"], tokenURL: url, scheme: scheme,
+            clientID: account.settings["client_id"], pool: pool)
     }
 }
 

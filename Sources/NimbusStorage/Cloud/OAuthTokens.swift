@@ -1,0 +1,141 @@
+import Foundation
+import NimbusInput
+import NimbusSupport
+import Synchronization
+
+/// An account's OAuth tokens, read from its `token_file` (JSON with `access_token`,
+/// `refresh_token`, `client_id`, `client_secret`, `expires_at`): refreshed shortly before they
+/// expire and after a 401, once for all threads at a time, and written back atomically (a
+/// rotated refresh token must never be lost). Tokens never reach a log line.
+final class OAuthTokens: Sendable {
+    private struct State: Sendable {
+        var access: String
+        var refresh: String?
+        var clientID: String?
+        var clientSecret: String?
+        var expiresAt: Double?
+    }
+
+    let account: String
+    private let file: String
+    private let tokenURL: String
+    private let scheme: String
+    private let pool: HTTPSessionPool
+    private let state: Mutex<State>
+    /// Held while refreshing, so concurrent 401s cause one refresh.
+    private let refreshing = Mutex<Void>(())
+
+    init(account: String, file: String?, tokenURL: String, scheme: String, clientID: String?, pool: HTTPSessionPool) throws(StorageError) {
+        self.account = account
+        self.tokenURL = tokenURL
+        self.scheme = scheme
+        self.pool = pool
+        guard let file else { throw StorageError(.io, "\(account): no token_file") }
+        self.file = file
+        guard let bytes = (try? AtomicFile.read(file)) ?? nil,
+            let json = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
+            let access = json["access_token"] as? String
+        else { throw StorageError(.io, "\(account): cannot read an access_token from \(file)") }
+        state = Mutex(
+            State(
+                access: access, refresh: json["refresh_token"] as? String,
+                clientID: (json["client_id"] as? String) ?? clientID, clientSecret: json["client_secret"] as? String,
+                expiresAt: json["expires_at"] as? Double))
+    }
+
+    /// The Authorization header, refreshing first when the token is about to expire.
+    func header() throws(RemoteError) -> (name: String, value: String) {
+        let (access, expiresAt) = state.withLock { ($0.access, $0.expiresAt) }
+        if let expiresAt, expiresAt < Date().timeIntervalSince1970 + 60 {
+            try refresh(after: access)
+        }
+        return ("Authorization", scheme + " " + state.withLock { $0.access })
+    }
+
+    /// Refreshes unless another thread already replaced `failed`.
+    func refresh(after failed: String? = nil) throws(RemoteError) {
+        try refreshing.withLock { _ throws(RemoteError) in
+            let current = state.withLock { $0 }
+            if let failed, current.access != failed { return }
+            guard let refreshToken = current.refresh else {
+                throw RemoteError(.unauthorized, "\(account): the access token expired and there is no refresh token")
+            }
+            var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+            if let id = current.clientID { fields.append(("client_id", id)) }
+            if let secret = current.clientSecret { fields.append(("client_secret", secret)) }
+            let request = HTTPRequest(
+                method: "POST", url: tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: HTTPHelpers.form(fields))
+            let response: HTTPResponse
+            let body: [UInt8]
+            do throws(HTTPError) {
+                (response, body) = try pool.withSession { session throws(HTTPError) in try session.data(request, limit: 1 << 20) }
+            } catch {
+                throw RemoteError(.transient, "\(account): token refresh: \(error.message)")
+            }
+            guard response.status == 200, let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+                let access = json["access_token"] as? String
+            else {
+                throw RemoteError(.unauthorized, "\(account): token refresh refused (HTTP \(response.status)); authorize again")
+            }
+            let updated = state.withLock { state -> State in
+                state.access = access
+                if let rotated = json["refresh_token"] as? String { state.refresh = rotated }
+                if let lifetime = json["expires_in"] as? Double { state.expiresAt = Date().timeIntervalSince1970 + lifetime }
+                return state
+            }
+            save(updated)
+        }
+    }
+
+    var currentAccess: String { state.withLock { $0.access } }
+
+    private func save(_ state: State) {
+        var json: [String: Any] = ["access_token": state.access]
+        if let refresh = state.refresh { json["refresh_token"] = refresh }
+        if let id = state.clientID { json["client_id"] = id }
+        if let secret = state.clientSecret { json["client_secret"] = secret }
+        if let expiresAt = state.expiresAt { json["expires_at"] = expiresAt }
+        guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
+        try? AtomicFile.write(Array(data), to: file)
+    }
+}
+
+/// Authorized JSON API calls with the retries every provider needs: one refresh after a 401,
+/// a few waits on 429 and 5xx (Retry-After honoured).
+struct JSONAPI: Sendable {
+    let account: String
+    let tokens: OAuthTokens
+    let pool: HTTPSessionPool
+
+    func call(_ build: @Sendable () -> HTTPRequest) throws(RemoteError) -> (HTTPResponse, Any?) {
+        var refreshed = false
+        var attempts = 0
+        while true {
+            var request = build()
+            let before = tokens.currentAccess
+            request.headers.append(try tokens.header())
+            let response: HTTPResponse
+            let body: [UInt8]
+            do {
+                (response, body) = try pool.withSession { session throws(HTTPError) in try session.data(request, limit: 64 << 20) }
+            } catch {
+                attempts += 1
+                if attempts < 3 { continue }
+                throw RemoteError(.transient, "\(account): \(error.message)")
+            }
+            if response.status == 401 && !refreshed {
+                refreshed = true
+                try tokens.refresh(after: before)
+                continue
+            }
+            if response.status == 429 || response.status >= 500 {
+                attempts += 1
+                let error = HTTPHelpers.error(for: response, account)
+                if attempts < 4 { continue }
+                throw error
+            }
+            return (response, try? JSONSerialization.jsonObject(with: Data(body)))
+        }
+    }
+}
