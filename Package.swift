@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA"], swiftSettings: strict),
         // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
         .target(
-            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusOutput", "NimbusModel", "NimbusSupport"],
+            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),
         // The queue and its play order: pure values.
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),

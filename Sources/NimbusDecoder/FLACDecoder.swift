@@ -137,6 +137,12 @@ final class FLACDecoder: AudioDecoder {
                 carryOffset = 0
                 let state = FLAC__stream_decoder_get_state(decoder)
                 if state == FLAC__STREAM_DECODER_END_OF_STREAM { break }
+                // Aborted (a failed read), a seek error and worse: libFLAC's process_single
+                // reports success without a frame from these, forever.
+                if state.rawValue > FLAC__STREAM_DECODER_END_OF_STREAM.rawValue {
+                    if filled > 0 { break }
+                    throw DecoderError(context.failure?.message ?? failure ?? "FLAC decoding failed")
+                }
                 guard FLAC__stream_decoder_process_single(decoder) != 0 else {
                     if filled > 0 { break }
                     throw DecoderError(context.failure?.message ?? failure ?? "FLAC decoding failed")

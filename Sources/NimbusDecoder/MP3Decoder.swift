@@ -45,6 +45,8 @@ final class MP3Decoder: AudioDecoder {
             if filled > 0 { break }
             throw DecoderError(handle.lastError(default: "MP3 decoding failed"))
         }
+        // libmpg123 reports a failed read as the end of the stream: it is not.
+        if filled == 0, let failure = handle.context.failure { throw DecoderError(failure.message) }
         return filled / frameBytes
     }
 

@@ -35,7 +35,7 @@ public struct MP3Plugin: DecoderPlugin {
 /// An mpg123 handle reading from an InputStream through replacement reader callbacks.
 final class MP3Handle {
     let handle: OpaquePointer
-    private let context: StreamContext
+    let context: StreamContext
 
     init(_ stream: any InputStream, pictures: Bool = false) throws(DecoderError) {
         var error: Int32 = 0

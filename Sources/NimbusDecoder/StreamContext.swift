@@ -19,7 +19,10 @@ final class StreamContext {
     func read(_ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         guard let buffer, count > 0 else { return 0 }
         do {
-            return try stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+            let got = try stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+            // A retry that worked: an earlier failure no longer describes the stream.
+            failure = nil
+            return got
         } catch {
             failure = error
             return -1

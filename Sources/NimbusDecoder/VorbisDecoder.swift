@@ -33,7 +33,11 @@ final class VorbisDecoder: AudioDecoder {
         while filled < capacity {
             var planes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
             let frames = ov_read_float(file.handle, &planes, Int32(capacity - filled), &section)
-            if frames == 0 { break }
+            if frames == 0 {
+                // A read that failed looks like the end to libvorbisfile: it is not.
+                if filled == 0, let failure = file.context.failure { throw DecoderError(failure.message) }
+                break
+            }
             if frames < 0 {
                 if frames == OV_HOLE { continue }
                 if filled > 0 { break }

@@ -39,7 +39,8 @@ public struct VorbisPlugin: DecoderPlugin {
 /// heap-allocated and freed with ov_clear in deinit.
 final class VorbisFile {
     let handle: UnsafeMutablePointer<OggVorbis_File>
-    private let context: StreamContext
+    /// libvorbisfile takes a failed read for the end of the stream; the failure is kept here.
+    let context: StreamContext
 
     init(_ stream: any InputStream) throws(DecoderError) {
         context = StreamContext(stream)

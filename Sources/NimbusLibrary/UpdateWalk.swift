@@ -166,7 +166,10 @@ struct UpdateWalk {
     private func scan(_ plan: Plan) {
         plan.results = Array(repeating: nil, count: plan.tasks.count)
         let storage = self.storage, registry = self.registry, logger = self.logger
-        WorkerThreads.run(count: plan.tasks.count, threads: threads, name: "update") { index in
+        // Remote files are scanned over the network, where waiting for round trips, not the
+        // CPU, is the cost: more of them at once, up to what the fetcher runs in parallel.
+        let remote = plan.tasks.contains { storage.localPath($0.0) == nil }
+        WorkerThreads.run(count: plan.tasks.count, threads: remote ? max(threads, 8) : threads, name: "update") { index in
             let (path, entry) = plan.tasks[index]
             plan.results[index] = Self.scanFile(path: path, entry: entry, storage: storage, registry: registry, logger: logger)
         }

@@ -23,6 +23,13 @@ public protocol AudioOutput: AnyObject {
     func close()
     /// Frames written but not yet heard, for an accurate elapsed time.
     var delayFrames: Int { get }
+    /// Called from a control thread (stop, seek, a new song) while `play` may be blocked:
+    /// an output whose wait is its own, not the device's, cuts it short.
+    func interrupt()
+}
+
+extension AudioOutput {
+    public func interrupt() {}
 }
 
 /// How an output's volume is controlled (`mixer_type`).

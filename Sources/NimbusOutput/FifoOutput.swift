@@ -52,6 +52,9 @@ public final class FifoOutput: AudioOutput {
 
     /// Empties what no reader has taken yet, so a seek is heard at once.
     public func cancel() {
+        // The clock forgets the dropped audio too, or the next song's first chunk would wait
+        // for it to "finish playing".
+        clock.cancel()
         guard keeper >= 0 else { return }
         var scratch = [UInt8](repeating: 0, count: 16384)
         while scratch.withUnsafeMutableBytes({ read(keeper, $0.baseAddress!, $0.count) }) > 0 {}
@@ -72,4 +75,5 @@ public final class FifoOutput: AudioOutput {
     }
 
     public var delayFrames: Int { clock.delayFrames }
+    public func interrupt() { clock.interrupt() }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import NimbusModel
 import NimbusSupport
@@ -9,6 +10,9 @@ public final class NullOutput: AudioOutput {
     /// Monotonic nanoseconds at which everything written so far has been "heard".
     private var playedUntil: UInt64 = 0
     private let paced: Bool
+    // Invariant: `interrupted` is only touched with `wakeup` locked.
+    private let wakeup = NSCondition()
+    private var interrupted = false
 
     public init(paced: Bool = true) { self.paced = paced }
 
@@ -25,7 +29,24 @@ public final class NullOutput: AudioOutput {
         playedUntil = max(playedUntil, now) + frames * 1_000_000_000 / UInt64(format.sampleRate)
         // Keep at most 100 ms "in the device", like a real buffer.
         let ahead = playedUntil > now ? playedUntil - now : 0
-        if ahead > 100_000_000 { Self.sleep(nanoseconds: ahead - 100_000_000) }
+        if ahead > 100_000_000 { pace(nanoseconds: ahead - 100_000_000) }
+    }
+
+    /// Sleeps like a device with a full buffer would block, but wakes for `interrupt()`, so a
+    /// stop or seek is not held up by up to a chunk's duration.
+    private func pace(nanoseconds: UInt64) {
+        let deadline = Date().addingTimeInterval(Double(nanoseconds) / 1e9)
+        wakeup.withLock {
+            while !interrupted && wakeup.wait(until: deadline) {}
+            interrupted = false
+        }
+    }
+
+    public func interrupt() {
+        wakeup.withLock {
+            interrupted = true
+            wakeup.broadcast()
+        }
     }
 
     public func drain() {
@@ -33,7 +54,10 @@ public final class NullOutput: AudioOutput {
         if paced, playedUntil > now { Self.sleep(nanoseconds: playedUntil - now) }
     }
 
-    public func cancel() { playedUntil = MonotonicClock.now() }
+    public func cancel() {
+        playedUntil = MonotonicClock.now()
+        wakeup.withLock { interrupted = false }
+    }
     public func pause() -> Bool {
         cancel()
         return true

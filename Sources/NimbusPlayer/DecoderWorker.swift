@@ -1,5 +1,6 @@
 import Foundation
 import NimbusDecoder
+import NimbusInput
 import NimbusModel
 
 /// The decoder thread: opens songs, decodes them into the pipe, and continues straight into
@@ -11,7 +12,9 @@ import NimbusModel
 /// follower is known waits (the pipe keeps the outputs busy), so songs shorter than the pipe
 /// still follow each other without the queue ending early — MPD's one-song lookahead.
 ///
-/// Control arrives through a mailbox (lock plus condition) and is checked between chunks.
+/// Control arrives through a mailbox (lock plus condition) and is checked between chunks; a
+/// command also interrupts a read stuck waiting for the network, and the song it broke is
+/// reopened at the same frame when the command keeps it (a seek does).
 final class DecoderWorker: @unchecked Sendable {
     // Invariant: `mailbox` fields are only touched with `condition` locked; `decoder` and the
     // fields below it belong to the decoder thread alone.
@@ -43,6 +46,9 @@ final class DecoderWorker: @unchecked Sendable {
     private var endFrame: Int64?
     private var generation = 0
     private var firstChunk = false
+    private let interrupt = ReadInterrupt()
+    /// An interrupted read left the decoder's library in an unknown state.
+    private var broken = false
 
     init(pipe: MusicPipe, events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.pipe = pipe
@@ -75,7 +81,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     /// The core's answer to `.decoding(after)`.
     func setNext(_ item: PlayItem?, after token: UInt64) {
-        post {
+        post(interrupting: false) {
             $0.next = item
             $0.nextAfter = token
         }
@@ -108,11 +114,13 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
 
-    private func post(_ change: (inout Mailbox) -> Void) {
+    private func post(interrupting: Bool = true, _ change: (inout Mailbox) -> Void) {
         condition.withLock {
             startThreadIfNeeded()
             change(&mailbox)
             mailbox.changed = true
+            // Under the lock, so the decoder never takes the command but keeps the interrupt.
+            if interrupting { interrupt.interrupt() }
             condition.broadcast()
         }
         // Wake a producer blocked on a full pipe so it sees the command.
@@ -122,10 +130,11 @@ final class DecoderWorker: @unchecked Sendable {
     // MARK: the thread
 
     private func run() {
+        ReadInterrupt.install(interrupt)
         var buffer = [UInt8](repeating: 0, count: MusicPipe.chunkBytes)
         while true {
             guard handleMailbox(waitIfIdle: decoder == nil) else { return }
-            guard let decoder, let current else { continue }
+            guard !broken, let decoder, let current else { continue }
             let frameBytes = decoder.format.frameBytes
             var capacity = MusicPipe.chunkBytes / frameBytes * frameBytes
             if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame)) * frameBytes) }
@@ -139,6 +148,11 @@ final class DecoderWorker: @unchecked Sendable {
                 } catch {
                     failure = (error as? DecoderError)?.message ?? "\(error)"
                 }
+            }
+            if (failure != nil || frames == 0) && interrupt.isPending {
+                // A command broke a wait for the network: not the song's fault.
+                broken = true
+                continue
             }
             if frames == 0 {
                 if let failure { events(.failed(token: current.token, message: failure)) }
@@ -180,6 +194,7 @@ final class DecoderWorker: @unchecked Sendable {
             condition.wait()
         }
         let box = mailbox
+        if box.changed { interrupt.reset() }
         mailbox.changed = false
         mailbox.start = nil
         mailbox.seekMilliseconds = nil
@@ -206,19 +221,49 @@ final class DecoderWorker: @unchecked Sendable {
             awaiting = nil
             taken = Array(taken.prefix { $0 != from })
             if let item { begin(item) } else { finishQueue() }
-        } else if let milliseconds = box.seekMilliseconds, let decoder, let current {
+        } else if let milliseconds = box.seekMilliseconds, let current, decoder != nil || broken {
             generation = pipe.clear()
-            let target = Int64(milliseconds) * Int64(decoder.format.sampleRate) / 1000
             do {
-                try decoder.seek(toFrame: target)
-                frame = target
+                if let decoder, !broken {
+                    let target = Int64(milliseconds) * Int64(decoder.format.sampleRate) / 1000
+                    try decoder.seek(toFrame: target)
+                    frame = target
+                } else {
+                    try restore(current) { Int64(milliseconds) * Int64($0.sampleRate) / 1000 }
+                }
                 firstChunk = true
             } catch {
-                events(.failed(token: current.token, message: "Seek failed: \(error.message)"))
+                if !interrupt.isPending {
+                    events(.failed(token: current.token, message: "Seek failed: \((error as? DecoderError)?.message ?? "\(error)")"))
+                }
             }
         }
+        if broken, let current, !interrupt.isPending {
+            let resume = frame
+            let fresh = decoder == nil
+            do {
+                try restore(current) { fresh ? Int64(current.startMilliseconds) * Int64($0.sampleRate) / 1000 : resume }
+            } catch {
+                broken = false
+                events(.failed(token: current.token, message: (error as? DecoderError)?.message ?? "\(error)"))
+                songEnded(current.token)
+            }
+        }
+        if current == nil { broken = false }
         if let awaiting { takeNextIfAnswered(awaiting) }
         return true
+    }
+
+    /// Reopens the song an interrupted read broke, at the frame `target` picks for its format.
+    /// A newer command may interrupt this too; the song then stays broken for the next round.
+    private func restore(_ item: PlayItem, target: (AudioFormat) -> Int64) throws {
+        let opened = try item.open()
+        let start = target(opened.format)
+        if start > 0 { try opened.seek(toFrame: start) }
+        decoder = opened
+        frame = start
+        endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
+        broken = false
     }
 
     /// Takes up `item`: tells the core (which answers with its follower) and opens it. A song
@@ -226,16 +271,18 @@ final class DecoderWorker: @unchecked Sendable {
     private func begin(_ item: PlayItem) {
         taken.append(item.token)
         events(.decoding(token: item.token))
+        current = item
+        firstChunk = true
         do {
-            let opened = try item.open()
-            let target = Int64(item.startMilliseconds) * Int64(opened.format.sampleRate) / 1000
-            if target > 0 { try opened.seek(toFrame: target) }
-            decoder = opened
-            current = item
-            frame = target
-            endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
-            firstChunk = true
+            try restore(item) { Int64(item.startMilliseconds) * Int64($0.sampleRate) / 1000 }
         } catch {
+            if interrupt.isPending {
+                // Reopened when the command that broke the opening keeps the song.
+                decoder = nil
+                broken = true
+                frame = 0
+                return
+            }
             events(.failed(token: item.token, message: (error as? DecoderError)?.message ?? "\(error)"))
             songEnded(item.token)
         }

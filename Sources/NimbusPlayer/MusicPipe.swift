@@ -30,6 +30,7 @@ final class MusicPipe: @unchecked Sendable {
     private var slots: [Chunk]
     private var writeSequence = 0
     private var readSequences: [Int: Int] = [:]
+    private var clearHandlers: [Int: @Sendable () -> Void] = [:]
     private(set) var generation = 0
     private var closed = false
     /// Who sleeps on `condition`: wake-ups are only sent when someone waits, and a full pipe's
@@ -44,10 +45,12 @@ final class MusicPipe: @unchecked Sendable {
 
     var capacity: Int { slots.count }
 
-    /// Registers an output; it starts reading at the current write position.
-    func addConsumer(_ id: Int) {
+    /// Registers an output; it starts reading at the current write position. `onClear` runs
+    /// on the clearing thread, to cut short a wait inside the output.
+    func addConsumer(_ id: Int, onClear: (@Sendable () -> Void)? = nil) {
         condition.withLock {
             readSequences[id] = writeSequence
+            clearHandlers[id] = onClear
             condition.broadcast()
         }
     }
@@ -55,6 +58,7 @@ final class MusicPipe: @unchecked Sendable {
     func removeConsumer(_ id: Int) {
         condition.withLock {
             readSequences[id] = nil
+            clearHandlers[id] = nil
             condition.broadcast()
         }
     }
@@ -129,12 +133,14 @@ final class MusicPipe: @unchecked Sendable {
     /// Drops everything buffered; returns the new generation.
     @discardableResult
     func clear() -> Int {
-        condition.withLock {
+        let (next, handlers) = condition.withLock {
             generation += 1
             for id in readSequences.keys { readSequences[id] = writeSequence }
             condition.broadcast()
-            return generation
+            return (generation, Array(clearHandlers.values))
         }
+        for handler in handlers { handler() }
+        return next
     }
 
     /// Removes chunks from the first one of `token` onwards that no output has read yet

@@ -43,7 +43,7 @@ final class OutputWorker: @unchecked Sendable {
         self.isClock = isClock
         self.pipe = pipe
         self.events = events
-        pipe.addConsumer(id)
+        pipe.addConsumer(id) { [weak self] in self?.output.interrupt() }
         let thread = Thread { [self] in run() }
         thread.name = "output-\(name)"
         thread.start()

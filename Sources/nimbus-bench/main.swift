@@ -22,6 +22,9 @@ do {
     if wanted("playback") {
         notes += try PlaybackBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("cloud") {
+        notes += try CloudBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }

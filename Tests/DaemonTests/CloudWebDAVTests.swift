@@ -159,6 +159,54 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertTrue(try client.request("stats").contains("songs: 3"), "an unreachable account keeps its songs")
     }
 
+    /// A player waiting for bytes from a server that went away still obeys at once: a seek
+    /// back into what is cached plays, the next song starts, `stop` stops — none of them
+    /// waits out the minute a fetch keeps retrying.
+    func testCommandsReachAPlayerWaitingOnAServerThatWentAway() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        // 16 kB/s is half of what the FLAC needs: the decoder waits on the network.
+        var server: WebDAVServer? = try WebDAVServer(root: share.path, rate: 16_000)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let daemon = try ServerProcess(.nimbus, config: cloudConfig(server!, secrets: secrets), musicDirectory: music.path)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        for command in ["add dav/b.flac", "add a.wav", "play 0"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        func playing(_ song: Int, beyond seconds: Double) -> Bool {
+            guard let status = try? client.request("status"), status.contains("song: \(song)"),
+                let elapsed = status.first(where: { $0.hasPrefix("elapsed: ") }).flatMap({ Double($0.dropFirst(9)) })
+            else { return false }
+            return elapsed > seconds
+        }
+        XCTAssertTrue(waitUntil(timeout: 20) { playing(0, beyond: 1) })
+        server = nil
+        Thread.sleep(forTimeInterval: 0.5)
+
+        var asked = Date()
+        XCTAssertEqual(try client.request("seekcur 0"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 5) { playing(0, beyond: 0.2) }, "the cached start plays again")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+        Thread.sleep(forTimeInterval: 1.5)
+
+        asked = Date()
+        XCTAssertEqual(try client.request("play 1"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 5) { playing(1, beyond: 0.1) }, "the local song starts")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+        XCTAssertNil(try client.request("status").first { $0.hasPrefix("error:") }, "an interrupted wait is no error")
+
+        XCTAssertEqual(try client.request("play 0"), ["OK"])
+        Thread.sleep(forTimeInterval: 1.5)
+        asked = Date()
+        XCTAssertEqual(try client.request("stop"), ["OK"])
+        XCTAssertTrue(try client.request("status").contains("state: stop"))
+        XCTAssertEqual(try client.request("play 1"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 5) { playing(1, beyond: 0.1) })
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+    }
+
     /// A kill -9 while a song is downloading: after the restart every byte the decoder gets is
     /// the source's (the FLAC plays bit-exactly: its PCM equals `flac -d` of the original).
     func testKillNineMidDownloadNeverServesWrongBytes() throws {

@@ -76,6 +76,22 @@ final class DecoderTests: XCTestCase {
         }
     }
 
+    /// A read that fails halfway (a server gone) is an error for every format, never a song
+    /// that simply ends early: libvorbisfile takes a failed read for the end of the stream.
+    func testAFailingStreamIsAnErrorNotAnEnd() throws {
+        let library = try Fixtures.library()
+        for path in ["Alpha Band/Second Wind/01 - Ёлка.ogg", "Alpha Band/First Light/02 - Noon.mp3", "Alpha Band/First Light/01 - Dawn.flac"]
+        {
+            let file = try FileInputStream(path: library + "/" + path)
+            let stream = FailingStream(file, failAfter: (file.size ?? 0) / 2)
+            let decoder = try DecoderRegistry.standard.openDecoder(for: path, stream: stream)
+            stream.armed = true
+            XCTAssertThrowsError(try decodeAll(decoder), path) { error in
+                XCTAssertTrue("\(error)".contains("server went away"), "\(path): \(error)")
+            }
+        }
+    }
+
     func testCorruptFilesFailCleanly() throws {
         let library = try Fixtures.library()
         XCTAssertThrowsError(try open(library + "/broken/random.mp3"))
@@ -83,4 +99,28 @@ final class DecoderTests: XCTestCase {
         let bytes = try? decodeAll(truncated)
         XCTAssertLessThan((bytes?.count ?? 0) / 4, 132_300, "a truncated file plays what decodes")
     }
+}
+
+/// A file whose reads fail from `failAfter` on once armed (after the decoder opened it),
+/// like a download whose server went away.
+private final class FailingStream: NimbusInput.InputStream {
+    private let file: FileInputStream
+    private let failAfter: Int64
+    var armed = false
+    init(_ file: FileInputStream, failAfter: Int64) {
+        self.file = file
+        self.failAfter = failAfter
+    }
+    var uri: String { file.uri }
+    var size: Int64? { file.size }
+    var position: Int64 { file.position }
+    var isSeekable: Bool { true }
+    var mimeType: String? { nil }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        guard armed else { return try file.read(into: buffer) }
+        guard file.position < failAfter else { throw InputError("the server went away") }
+        let count = Int(min(Int64(buffer.count), failAfter - file.position))
+        return try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]))
+    }
+    func seek(to offset: Int64) throws(InputError) { try file.seek(to: offset) }
 }

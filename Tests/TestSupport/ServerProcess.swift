@@ -54,7 +54,7 @@ public final class ServerProcess {
         let config = """
             music_directory "\(music)"
             playlist_directory "\(directory.path)/playlists"
-            db_file "\(directory.path)/database"
+            \(body.contains("database {") ? "" : "db_file \"\(directory.path)/database\"")
             state_file "\(directory.path)/state"
             sticker_file "\(directory.path)/sticker.sql"
             log_file "\(directory.path)/log"

@@ -15,7 +15,7 @@ final class Fetcher: @unchecked Sendable {
 
     func nextSequence() -> UInt64 { sequence.wrappingAdd(1, ordering: .relaxed).newValue }
 
-    init(reserved: Int = 2, general: Int = 4) {
+    init(reserved: Int = 2, general: Int = 6) {
         for index in 0..<(reserved + general) {
             let limit: FetchPurpose = index < reserved ? .prefetch : .pinning
             let thread = Thread { [self] in loop(limit: limit) }

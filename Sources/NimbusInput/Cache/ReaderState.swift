@@ -12,6 +12,8 @@ final class ReaderState {
     /// A jump's first fetch: 64 KiB for a player (a few seconds of audio in one round trip),
     /// 16 KiB for a tag scanner (tags, stream headers and ID3v1 fit; more follows as it reads).
     var probeSize: Int64 { purpose == .indexing ? 16 << 10 : 64 << 10 }
+    /// Where its fetches may start: block boundaries, or a probe's for a tag scanner.
+    var alignment: Int64 { min(probeSize, CacheEntry.blockSize) }
 
     init(purpose: FetchPurpose) {
         self.purpose = purpose
