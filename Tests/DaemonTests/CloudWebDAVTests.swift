@@ -44,13 +44,17 @@ final class CloudWebDAVTests: XCTestCase {
     }
 
     private func cloudConfig(_ server: WebDAVServer, secrets: TemporaryDirectory) -> String {
-        let passwordFile = secrets.write("dav.password", server.password + "\n")
+        cloudConfig(url: server.url, user: server.user, password: server.password, secrets: secrets)
+    }
+
+    private func cloudConfig(url: String, user: String, password: String, secrets: TemporaryDirectory) -> String {
+        let passwordFile = secrets.write("dav.password", password + "\n")
         return """
             cloud {
                 name "dav"
                 type "webdav"
-                url "\(server.url)"
-                user "\(server.user)"
+                url "\(url)"
+                user "\(user)"
                 password_file "\(passwordFile)"
             }
             """
@@ -157,6 +161,34 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertEqual(try client.request("update dav"), ["updating_db: 1", "OK"])
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("error: dav:") } == true })
         XCTAssertTrue(try client.request("stats").contains("songs: 3"), "an unreachable account keeps its songs")
+    }
+
+    /// Digest authentication, from Apache's mod_dav with mod_auth_digest (nginx has no Digest):
+    /// the share is indexed and its song plays between two local ones without a gap.
+    func testDigestAuthenticationAgainstApache() throws {
+        try XCTSkipUnless(ApacheWebDAVServer.available, "apache2 is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        let server = try ApacheWebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let capture = ALSACapture(in: music)
+        let config = cloudConfig(url: server.url, user: server.user, password: server.password, secrets: secrets)
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock() + "\n" + config, musicDirectory: music.path, nullOutput: false,
+            environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("lsinfo dav").first, "file: dav/b.flac")
+        for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        waitForStop(client)
+        assertContinuousSine(capture.bytes, frames: 521_000, "through Digest authentication")
+        let requests = server.requests
+        XCTAssertTrue(requests.contains { $0.hasPrefix("PROPFIND 401") }, "the server asked for Digest: \(requests)")
+        XCTAssertTrue(requests.contains { $0.hasPrefix("PROPFIND 207") }, "\(requests)")
+        XCTAssertTrue(requests.contains { $0.hasPrefix("GET 206") }, "ranged reads: \(requests)")
+        XCTAssertFalse(daemon.log.contains(server.password), "the password never reaches the log")
     }
 
     /// A player waiting for bytes from a server that went away still obeys at once: a seek
