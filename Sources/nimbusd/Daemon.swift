@@ -115,12 +115,22 @@ final class Daemon {
         }
         try server.start()
         logger.notice("Nimbus \(Version.string) ready; protocol 0.23.5")
+        logTrafficPeriodically(previous: nil)
+    }
+
+    /// What the cloud accounts cost in network bytes, and what the cache saved: logged once a
+    /// minute when it changed, and at shutdown.
+    private func logTrafficPeriodically(previous: String?) {
+        let summary = cloud.cache.counters.summary
+        if let summary, summary != previous { logger.domain("cache").info("traffic: \(summary)") }
+        CoreActor.loop.reactor.schedule(after: .seconds(60)) { [unowned self] in self.logTrafficPeriodically(previous: summary) }
     }
 
     func shutdown(reason: String) {
         guard !stopped else { return }
         stopped = true
         logger.notice("shutting down (\(reason))")
+        if let summary = cloud.cache.counters.summary { logger.domain("cache").notice("traffic: \(summary)") }
         server.stop()
         stateKeeper.save(synchronously: true)
         for partition in server.context.partitions { partition.shutdown() }

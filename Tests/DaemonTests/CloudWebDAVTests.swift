@@ -76,6 +76,8 @@ final class CloudWebDAVTests: XCTestCase {
         let sent = server.bytesSent
         let total = totalBytes(share.path)
         XCTAssertLessThanOrEqual(Double(sent), Double(total) * 0.05, "indexing moved \(sent) of \(total) bytes: \(server.requests)")
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertTrue(daemon.log.contains("traffic: dav: indexing "), "the log tells what the account cost: \(daemon.log)")
         XCTAssertFalse(daemon.log.contains(server.password), "the password never reaches the log")
     }
 
