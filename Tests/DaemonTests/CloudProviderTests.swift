@@ -58,7 +58,7 @@ final class CloudProviderTests: XCTestCase {
         XCTAssertEqual(try client.request("play"), ["OK"])
         waitForStop(client)
         let played = AudioFixtures.rampIndices(capture.bytes)
-        XCTAssertEqual(played.count, 2 * 132_300, "\(provider): both songs in full")
+        XCTAssertEqual(played.count, 2 * 132_300, "\(provider): both songs in full; log: \(daemon.log.suffix(3000)) \(daemon.output.suffix(2000))")
         XCTAssertTrue(played.prefix(132_300).elementsEqual(0..<132_300), "\(provider): first song exact")
         XCTAssertTrue(played.suffix(132_300).elementsEqual(0..<132_300), "\(provider): second song exact")
         XCTAssertNil(try client.request("status").first { $0.hasPrefix("error:") })
