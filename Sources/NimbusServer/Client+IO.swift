@@ -15,6 +15,11 @@ extension Client {
     func handleEvents(_ events: UInt32) {
         if events & EPOLLOUT.rawValue != 0 { writePending() }
         if isClosed { return }
+        if awaitingWork {
+            // Not reading until the deferred answer is out; a peer that hung up is gone.
+            if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { closeNow() }
+            return
+        }
         if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
             !writeBlocked
         {
@@ -92,6 +97,7 @@ extension Client {
             return
         }
         if wasBlocked {
+            guard !awaitingWork else { return server.reactor.change(fd: fd, interest: []) }
             server.reactor.change(fd: fd, interest: .read)
             // Lines that arrived while we were blocked are still in the buffer.
             processInput()
@@ -118,8 +124,8 @@ extension Client {
         guard !isClosed else { return }
         let limit = UInt64(context.settings.connectionTimeout) * 1_000_000_000
         let silent = MonotonicClock.now() - lastActivity
-        if idleWaiting || silent < limit {
-            let remaining = idleWaiting ? limit : limit - silent
+        if idleWaiting || awaitingWork || silent < limit {
+            let remaining = idleWaiting || awaitingWork ? limit : limit - silent
             timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
             return
         }

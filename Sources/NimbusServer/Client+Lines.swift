@@ -10,6 +10,8 @@ extension Client {
         /// Send what is pending, then drop the connection.
         case finish
         case kill
+        /// A deferred command runs elsewhere; the next lines wait for its answer.
+        case suspended
     }
 
     /// Runs every complete line in the input buffer, then sends all responses in one write.
@@ -17,7 +19,7 @@ extension Client {
         var start = 0
         defer { flush() }
         defer { consumeInput(upTo: start) }
-        while !isClosed, !writeBlocked,
+        while !isClosed, !writeBlocked, !awaitingWork,
             let newline = input[start..<inputCount].firstIndex(of: 0x0A)
         {
             let line = Tokenizer.trimmedLine(input[start..<newline])
@@ -33,6 +35,8 @@ extension Client {
             case .kill:
                 closeNow()
                 context.onKill()
+                return
+            case .suspended:
                 return
             }
             break
@@ -80,7 +84,7 @@ extension Client {
             commandList = CommandListBuilder(okMode: true)
             return .ok
         }
-        let outcome = execute(line, index: 0)
+        let outcome = execute(line, index: 0, deferrable: true)
         if outcome == .ok { output.ok() }
         return outcome
     }
@@ -97,7 +101,7 @@ extension Client {
 
     /// Tokenizes, looks up, checks permission and arity, runs the handler and turns a failure
     /// into one ACK line.
-    private func execute(_ line: ArraySlice<UInt8>, index: Int) -> Outcome {
+    private func execute(_ line: ArraySlice<UInt8>, index: Int, deferrable: Bool = false) -> Outcome {
         let request: Tokenizer.Request
         do {
             request = try Tokenizer.tokenize(line)
@@ -132,6 +136,13 @@ extension Client {
                 return .idle
             case .close: return .finish
             case .kill: return .kill
+            case .deferred(let work):
+                guard deferrable else {
+                    output.append(try work())
+                    return outputOverflows ? .close : .ok
+                }
+                startDeferred(work, command: command.name)
+                return .suspended
             }
         } catch {
             output.ack(ErrorMapping.protocolError(for: error), index: index, command: command.name)
@@ -146,6 +157,34 @@ extension Client {
         swap(&response, &output)
         defer { output = response }
         return try command.handler(CommandCall(arguments: arguments, client: self, context: context), &response)
+    }
+
+    private func startDeferred(_ work: @escaping @Sendable () throws -> ResponseWriter, command: String) {
+        awaitingWork = true
+        if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
+        BlockingWork.shared.submit {
+            let result = Result { try work() }
+            Task { @CoreActor in self.finishDeferred(result, command: command) }
+        }
+    }
+
+    /// The deferred command's answer, then whatever the client sent meanwhile.
+    private func finishDeferred(_ result: Result<ResponseWriter, any Error>, command: String) {
+        guard !isClosed else { return }
+        awaitingWork = false
+        lastActivity = MonotonicClock.now()
+        switch result {
+        case .success(let response):
+            output.append(response)
+            if outputOverflows { return closeNow() }
+            output.ok()
+        case .failure(let error):
+            output.ack(ErrorMapping.protocolError(for: error), index: 0, command: command)
+        }
+        flush()
+        guard !isClosed, !writeBlocked else { return }
+        server.reactor.change(fd: fd, interest: .read)
+        processInput()
     }
 
     /// MPD closes a connection whose pending output would exceed its buffer.

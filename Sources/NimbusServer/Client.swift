@@ -33,6 +33,8 @@ public final class Client: IdleListener {
     var unsentOffset = 0
     /// The socket refused more output; reading pauses until it drains.
     var writeBlocked = false
+    /// A deferred command is running on a blocking thread: reading and processing pause.
+    var awaitingWork = false
     var commandList: CommandListBuilder?
     var idleWaiting = false
     var idleSubscriptions: IdleEvents = []

@@ -11,7 +11,7 @@ struct LibraryBenchmarks {
         let corpus = TemporaryDirectory("nimbus-corpus")
         try runTool("/usr/bin/python3", [Fixtures.repositoryRoot + "/scripts/make-corpus", corpus.path, String(tracks)])
         // Read every file once so both daemons start from a warm page cache.
-        try runTool("/bin/sh", ["-c", "cat \"$0\"/*/*/* > /dev/null", corpus.path])
+        try runTool("/bin/sh", ["-c", "find \"$0\" -type f -exec cat {} + > /dev/null", corpus.path])
 
         report.section("library (\(tracks) tracks)")
         let cpu = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 1 : 0
@@ -75,7 +75,7 @@ struct LargeLibraryBenchmark {
     func run() throws -> [String] {
         let corpus = TemporaryDirectory("nimbus-corpus-large")
         try runTool("/usr/bin/python3", [Fixtures.repositoryRoot + "/scripts/make-corpus", corpus.path, String(tracks), "1"])
-        try runTool("/bin/sh", ["-c", "cat \"$0\"/*/*/* > /dev/null", corpus.path])
+        try runTool("/bin/sh", ["-c", "find \"$0\" -type f -exec cat {} + > /dev/null", corpus.path])
         var daemon: ServerProcess?
         let update = try seconds {
             daemon = try ServerProcess(.nimbus, config: "max_output_buffer_size \"262144\"", musicDirectory: corpus.path)

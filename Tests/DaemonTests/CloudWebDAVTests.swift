@@ -193,6 +193,48 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains(server.password), "the password never reaches the log")
     }
 
+    /// Covers of cloud songs come through the cache like their audio; reading one from a slow
+    /// server happens off the core loop, so other clients are answered meanwhile.
+    func testCloudAlbumArtNeverHoldsUpOtherClients() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        // 48 KiB of cover at 16 kB/s: about three seconds on the wire.
+        let cover = (0..<49_152).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: share.file("cover.jpg"), contents: Data(cover)))
+        try FileManager.default.createDirectory(atPath: share.file("bare"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: share.file("b.flac"), toPath: share.file("bare/d.flac"))
+        let server = try WebDAVServer(root: share.path, rate: 16_000)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let daemon = try ServerProcess(.nimbus, config: cloudConfig(server, secrets: secrets), musicDirectory: music.path)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 4)
+        let asking = try daemon.connect()
+        let other = try daemon.connect()
+        XCTAssertEqual(try asking.request("binarylimit 65536"), ["OK"])
+        try asking.send("albumart dav/b.flac 0\nping\n")
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        XCTAssertEqual(try other.request("ping"), ["OK"])
+        XCTAssertTrue(try other.request("status").contains("state: stop"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.5, "the core loop is not waiting for the cover")
+        XCTAssertEqual(try asking.readLine(), "size: 49152")
+        XCTAssertEqual(try asking.readLine(), "binary: 49152")
+        XCTAssertEqual(try asking.readBytes(49_152), cover)
+        XCTAssertEqual(try asking.readResponse(), ["", "OK"])
+        XCTAssertEqual(try asking.readResponse(), ["OK"], "the pipelined ping is answered after the cover")
+        // Again from the cache, and a missing cover costs no request to the server.
+        let requests = server.requests.count
+        try asking.send("albumart dav/b.flac 49000\n")
+        XCTAssertEqual(try asking.readLine(), "size: 49152")
+        XCTAssertEqual(try asking.readLine(), "binary: 152")
+        XCTAssertEqual(try asking.readBytes(152), Array(cover.suffix(152)))
+        XCTAssertEqual(try asking.readResponse(), ["", "OK"])
+        XCTAssertEqual(try other.request("albumart dav/bare/d.flac 0"), ["ACK [50@0] {albumart} No file exists"])
+        try other.send("command_list_ok_begin\nping\nalbumart dav/bare/d.flac 0\nping\ncommand_list_end\n")
+        XCTAssertEqual(try other.readResponse(), ["list_OK", "ACK [50@1] {albumart} No file exists"], "in a list it runs in place")
+        XCTAssertEqual(server.requests.count, requests, "\(server.requests.suffix(3))")
+    }
+
     /// A player waiting for bytes from a server that went away still obeys at once: a seek
     /// back into what is cached plays, the next song starts, `stop` stops — none of them
     /// waits out the minute a fetch keeps retrying.

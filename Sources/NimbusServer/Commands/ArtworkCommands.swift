@@ -17,7 +17,7 @@ enum ArtworkCommands {
     ]
 
     /// MPD's cover names, then `folder.*`, which many libraries use and MPD ignores.
-    static let coverNames = [
+    nonisolated static let coverNames = [
         "cover.png", "cover.jpg", "cover.tiff", "cover.bmp", "cover.webp", "folder.jpg", "folder.png", "folder.webp",
     ]
 
@@ -25,50 +25,75 @@ enum ArtworkCommands {
         let library = try DatabaseCommands.library(call)
         let uri = DatabaseCommands.uri(call)
         let offset = Int(try Arguments.unsigned(call[1]))
-        let directory = StoragePath.parent(uri)
         guard StoragePath.isSafe(uri) else { throw ProtocolError(.noExist, "No file exists") }
-        for name in coverNames {
-            let path = StoragePath.join(directory, name)
-            guard let data = try? library.storage.open(path).readToEnd() else { continue }
-            guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
-            out.field("size", data.count)
-            out.binary(data[offset..<min(data.count, offset + call.client.binaryLimit)])
-            return .ok
+        let directory = StoragePath.parent(uri)
+        let storage = library.storage, limit = call.client.binaryLimit
+        return try respond(remote: storage.localPath(uri) == nil, into: &out) {
+            for name in coverNames {
+                let path = StoragePath.join(directory, name)
+                guard let data = try? storage.open(path).readToEnd() else { continue }
+                guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
+                var out = ResponseWriter()
+                out.field("size", data.count)
+                out.binary(data[offset..<min(data.count, offset + limit)])
+                return out
+            }
+            throw ProtocolError(.noExist, "No file exists")
         }
-        throw ProtocolError(.noExist, "No file exists")
     }
 
     static func readPicture(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let offset = Int(try Arguments.unsigned(call[1]))
-        let result = try scan(call, ScanOptions(picture: true))
-        guard let picture = result.picture else { return .ok }
-        guard offset <= picture.data.count else { throw ProtocolError.argument("Bad file offset") }
-        out.field("size", picture.data.count)
-        if let mime = picture.mimeType { out.field("type", mime) }
-        out.binary(picture.data[offset..<min(picture.data.count, offset + call.client.binaryLimit)])
-        return .ok
+        let limit = call.client.binaryLimit
+        return try scan(call, ScanOptions(picture: true), into: &out) { result in
+            var out = ResponseWriter()
+            guard let picture = result.picture else { return out }
+            guard offset <= picture.data.count else { throw ProtocolError.argument("Bad file offset") }
+            out.field("size", picture.data.count)
+            if let mime = picture.mimeType { out.field("type", mime) }
+            out.binary(picture.data[offset..<min(picture.data.count, offset + limit)])
+            return out
+        }
     }
 
     static func readComments(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for (key, value) in try scan(call, ScanOptions(comments: true)).comments {
-            out.field(named: key, value)
+        try scan(call, ScanOptions(comments: true), into: &out) { result in
+            var out = ResponseWriter()
+            for (key, value) in result.comments { out.field(named: key, value) }
+            return out
         }
-        return .ok
     }
 
-    /// Reads a library song's metadata again with the extras `options` asks for.
-    private static func scan(_ call: CommandCall, _ options: ScanOptions) throws -> ScanResult {
+    /// Reads a library song's metadata again with the extras `options` asks for, and answers
+    /// with what `render` makes of it.
+    private static func scan(
+        _ call: CommandCall, _ options: ScanOptions, into out: inout ResponseWriter,
+        render: @escaping @Sendable (ScanResult) throws -> ResponseWriter
+    ) throws -> CommandResult {
         let library = try DatabaseCommands.library(call)
         let uri = DatabaseCommands.uri(call)
         guard StoragePath.isSafe(uri), library.database.song(at: uri) != nil,
             let plugin = library.registry.plugin(forPath: uri)
         else { throw ProtocolError(.noExist, "No such song") }
-        do {
-            return try plugin.scan(try library.storage.open(uri), options: options)
-        } catch let error as DecoderError {
-            throw ProtocolError(.system, error.message)
-        } catch let error as InputError {
-            throw ProtocolError(.system, error.message)
+        let storage = library.storage
+        return try respond(remote: storage.localPath(uri) == nil, into: &out) {
+            do {
+                return try render(try plugin.scan(try storage.open(uri), options: options))
+            } catch let error as DecoderError {
+                throw ProtocolError(.system, error.message)
+            } catch let error as InputError {
+                throw ProtocolError(.system, error.message)
+            }
         }
+    }
+
+    /// Local files are read in place, as MPD does; anything behind a network is deferred to a
+    /// blocking thread so the core loop keeps serving other clients.
+    private static func respond(
+        remote: Bool, into out: inout ResponseWriter, _ work: @escaping @Sendable () throws -> ResponseWriter
+    ) throws -> CommandResult {
+        guard !remote else { return .deferred(work) }
+        out.append(try work())
+        return .ok
     }
 }

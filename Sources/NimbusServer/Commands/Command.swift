@@ -11,6 +11,10 @@ public enum CommandResult: Sendable {
     case close
     /// Stop the daemon (`kill`).
     case kill
+    /// The response needs blocking work (the network): it runs on a `BlockingWork` thread
+    /// while this client's later commands wait, and other clients are served meanwhile.
+    /// Inside a command list it simply runs in place.
+    case deferred(@Sendable () throws -> ResponseWriter)
 }
 
 /// One invocation: the arguments, the calling client and the server's services.

@@ -11,6 +11,9 @@ public final class CloudStorage: Storage {
     let provider: any CloudProvider
     public let cache: RangeCache
     private let files: Mutex<[String: RemoteItem]>
+    /// Folders whose listing is known (from `list`, or a known file inside): a name missing
+    /// there is missing, without asking the server (albumart tries eight cover names).
+    private let listedFolders: Mutex<Set<String>>
     private let mapPath: String
     private let logger: Logger
     /// The last listing failure, shown in `status` while the account is unreachable.
@@ -27,6 +30,7 @@ public final class CloudStorage: Storage {
             for item in items { known[item.path] = item }
         }
         files = Mutex(known)
+        listedFolders = Mutex(Set(known.keys.map(StoragePath.parent)))
     }
 
     /// Why the account cannot be reached right now, if it cannot.
@@ -45,6 +49,7 @@ public final class CloudStorage: Storage {
         files.withLock { files in
             for item in items { files[item.path] = item }
         }
+        listedFolders.withLock { _ = $0.insert(directory) }
         return items.map(\.entry)
     }
 
@@ -96,6 +101,9 @@ public final class CloudStorage: Storage {
 
     private func describe(_ path: String) throws(InputError) -> RemoteItem {
         if let known = files.withLock({ $0[path] }) { return known }
+        if listedFolders.withLock({ $0.contains(StoragePath.parent(path)) }) {
+            throw InputError("\(account): no such file \"\(path)\"")
+        }
         do {
             let item = try provider.item(path)
             files.withLock { $0[path] = item }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Threads for the blocking part of a command — reading a cover or a picture from a cloud
+/// account — so the core loop never waits on the network for one client while every other
+/// client waits on the core loop. Threads start on demand, up to `limit`, and stay.
+public final class BlockingWork: @unchecked Sendable {
+    // Invariant: `jobs`, `started` and `idle` are only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var started = 0
+    private var idle = 0
+    private let limit: Int
+
+    public static let shared = BlockingWork(limit: 4)
+
+    public init(limit: Int) { self.limit = limit }
+
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        condition.withLock {
+            jobs.append(job)
+            if idle == 0 && started < limit {
+                started += 1
+                let thread = Thread { [self] in loop() }
+                thread.name = "blocking-\(started)"
+                thread.start()
+            } else {
+                condition.signal()
+            }
+        }
+    }
+
+    private func loop() {
+        while true {
+            let job = condition.withLock {
+                while jobs.isEmpty {
+                    idle += 1
+                    condition.wait()
+                    idle -= 1
+                }
+                return jobs.removeFirst()
+            }
+            job()
+        }
+    }
+}
