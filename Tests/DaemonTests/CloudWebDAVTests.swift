@@ -73,6 +73,14 @@ final class CloudWebDAVTests: XCTestCase {
         let found = try client.request("find title Stratus")
         XCTAssertEqual(found.first, "file: dav/Cloud Band/Sky/02 - Stratus.mp3")
         XCTAssertTrue(found.contains("Time: 90"), "\(found)")
+        let files = try client.request("listfiles \"dav/Cloud Band/Sky\"")
+        XCTAssertEqual(files.filter { $0.hasPrefix("file: ") }.sorted(), [
+            "file: 01 - Cirrus.flac", "file: 02 - Stratus.mp3", "file: 03 - Nimbus.ogg",
+        ])
+        let size = try FileManager.default.attributesOfItem(atPath: share.file("Cloud Band/Sky/02 - Stratus.mp3"))[.size] as? Int
+        XCTAssertTrue(files.contains("size: \(size ?? -1)"), "\(files)")
+        XCTAssertEqual(
+            try client.request("listfiles dav/nowhere"), ["ACK [52@0] {listfiles} Failed to open dav/nowhere: No such file or directory"])
         let sent = server.bytesSent
         let total = totalBytes(share.path)
         XCTAssertLessThanOrEqual(Double(sent), Double(total) * 0.05, "indexing moved \(sent) of \(total) bytes: \(server.requests)")

@@ -28,7 +28,7 @@ enum ArtworkCommands {
         guard StoragePath.isSafe(uri) else { throw ProtocolError(.noExist, "No file exists") }
         let directory = StoragePath.parent(uri)
         let storage = library.storage, limit = call.client.binaryLimit
-        return try respond(remote: storage.localPath(uri) == nil, into: &out) {
+        return try DeferredAnswer.respond(remote: storage.localPath(uri) == nil, into: &out) {
             for name in coverNames {
                 let path = StoragePath.join(directory, name)
                 guard let data = try? storage.open(path).readToEnd() else { continue }
@@ -76,7 +76,7 @@ enum ArtworkCommands {
             let plugin = library.registry.plugin(forPath: uri)
         else { throw ProtocolError(.noExist, "No such song") }
         let storage = library.storage
-        return try respond(remote: storage.localPath(uri) == nil, into: &out) {
+        return try DeferredAnswer.respond(remote: storage.localPath(uri) == nil, into: &out) {
             do {
                 return try render(try plugin.scan(try storage.open(uri), options: options))
             } catch let error as DecoderError {
@@ -85,15 +85,5 @@ enum ArtworkCommands {
                 throw ProtocolError(.system, error.message)
             }
         }
-    }
-
-    /// Local files are read in place, as MPD does; anything behind a network is deferred to a
-    /// blocking thread so the core loop keeps serving other clients.
-    private static func respond(
-        remote: Bool, into out: inout ResponseWriter, _ work: @escaping @Sendable () throws -> ResponseWriter
-    ) throws -> CommandResult {
-        guard !remote else { return .deferred(work) }
-        out.append(try work())
-        return .ok
     }
 }

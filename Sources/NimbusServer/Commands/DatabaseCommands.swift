@@ -94,35 +94,39 @@ enum DatabaseCommands {
         return .ok
     }
 
-    /// Every file and directory the storage has there, music or not, with sizes.
+    /// Every file and directory the storage has there, music or not, with sizes. Inside a
+    /// cloud account that is a listing request, made off the core loop.
     static func listFiles(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let storage = try library(call).storage
         let path = uri(call)
         guard StoragePath.isSafe(path) else { throw ProtocolError(.noExist, "No such directory") }
-        let entries: [StorageEntry]
-        do {
-            entries = try storage.list(path) { _ in }
-        } catch {
-            let location = storage.localPath(path) ?? path
-            let reason: String
-            switch error.kind {
-            case .notFound: reason = "No such file or directory"
-            case .notADirectory: reason = "Not a directory"
-            default: reason = error.message
+        return try DeferredAnswer.respond(remote: storage.localPath(path) == nil, into: &out) {
+            let entries: [StorageEntry]
+            do throws(StorageError) {
+                entries = try storage.list(path) { _ in }
+            } catch {
+                let location = storage.localPath(path) ?? path
+                let reason: String
+                switch error.kind {
+                case .notFound: reason = "No such file or directory"
+                case .notADirectory: reason = "Not a directory"
+                default: reason = error.message
+                }
+                throw ProtocolError(.system, "Failed to open \(location): \(reason)")
             }
-            throw ProtocolError(.system, "Failed to open \(location): \(reason)")
-        }
-        for entry in entries where !entry.isSymbolicLink {
-            switch entry.kind {
-            case .file:
-                out.field("file", entry.name)
-                out.field("size", Int(entry.size))
-            case .directory:
-                out.field("directory", entry.name)
+            var out = ResponseWriter()
+            for entry in entries where !entry.isSymbolicLink {
+                switch entry.kind {
+                case .file:
+                    out.field("file", entry.name)
+                    out.field("size", Int(entry.size))
+                case .directory:
+                    out.field("directory", entry.name)
+                }
+                out.field("Last-Modified", TimeFormat.iso8601(entry.modified))
             }
-            out.field("Last-Modified", TimeFormat.iso8601(entry.modified))
+            return out
         }
-        return .ok
     }
 
     static func find(_ call: CommandCall, _ out: inout ResponseWriter, foldCase: Bool) throws -> CommandResult {
