@@ -243,6 +243,31 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertEqual(server.requests.count, requests, "\(server.requests.suffix(3))")
     }
 
+    /// A server that cannot be reached at all is not waited for as long as one that dropped a
+    /// connection: after ten seconds the song fails with the account named in `error:`, and
+    /// the queue goes on with the next song, as with MPD.
+    func testAnUnreachableServerFailsTheSongAndPlaybackGoesOn() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let (music, share) = try gaplessSetup()
+        var server: WebDAVServer? = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let daemon = try ServerProcess(.nimbus, config: cloudConfig(server!, secrets: secrets), musicDirectory: music.path)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        server = nil
+        let client = try daemon.connect()
+        for command in ["add dav/b.flac", "add c.wav", "play"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        let started = Date()
+        XCTAssertTrue(waitUntil(timeout: 25) { (try? client.request("status"))?.contains("song: 1") == true })
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertLessThan(waited, 20, "ten seconds of attempts, not a minute")
+        let status = try client.request("status")
+        XCTAssertTrue(status.contains { $0.hasPrefix("error: Failed to decode dav/b.flac: dav: ") }, "\(status)")
+        XCTAssertTrue(daemon.log.contains("fetch failed: dav: "), "the log names the account: \(daemon.log)")
+    }
+
     /// A player waiting for bytes from a server that went away still obeys at once: a seek
     /// back into what is cached plays, the next song starts, `stop` stops — none of them
     /// waits out the minute a fetch keeps retrying.

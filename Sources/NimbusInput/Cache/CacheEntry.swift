@@ -202,6 +202,10 @@ public final class CacheEntry: @unchecked Sendable {
         var journalStart = position
         var delay = 0.25
         let deadline = Date().addingTimeInterval(job.purpose <= .seek ? 60 : 30)
+        // A server that cannot be reached at all gets ten seconds, not a minute: then the song
+        // fails with the account's error in `status` and the player moves on, as MPD's would.
+        let unreachableDeadline = Date().addingTimeInterval(10)
+        var progressed = false
         var failure: InputError?
         while position < job.range.upperBound, !job.isCancelled {
             counters.request()
@@ -224,14 +228,17 @@ public final class CacheEntry: @unchecked Sendable {
             } catch {
                 remote = error
             }
-            if position > before { delay = 0.25 }
+            if position > before {
+                delay = 0.25
+                progressed = true
+            }
             if let remote {
                 if remote.kind == .changed {
                     invalidate()
                     failure = InputError("\(key.account): the file changed on the server")
                     break
                 }
-                guard remote.kind == .transient, Date() < deadline else {
+                guard remote.kind == .transient, Date() < (remote.unreachable && !progressed ? unreachableDeadline : deadline) else {
                     failure = InputError("\(key.account): \(remote.message)")
                     break
                 }
@@ -245,6 +252,7 @@ public final class CacheEntry: @unchecked Sendable {
             }
         }
         if position > journalStart { makeDurable(journalStart..<position) }
+        if let failure { cache?.fetchFailed(failure, purpose: job.purpose) }
         condition.withLock {
             job.finished = true
             job.error = failure

@@ -35,10 +35,13 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
 
     public let kind: Kind
     public let message: String
+    /// A transient error where no connection could be made at all (server down, no network).
+    public let unreachable: Bool
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, unreachable: Bool = false) {
         self.kind = kind
         self.message = message
+        self.unreachable = unreachable
     }
 
     public var description: String { message }

@@ -25,6 +25,11 @@ public final class RangeCache: Sendable {
     /// How many idle entries stay open (descriptors and range sets in memory).
     static let idleEntries = 64
 
+    /// A fetch gave up: the message names the account, for whoever reads the log.
+    func fetchFailed(_ error: InputError, purpose: FetchPurpose) {
+        logger.error("\(purpose.name) fetch failed: \(error.message)")
+    }
+
     public init(directory: String, budget: Int64, logger: Logger) {
         self.directory = directory
         self.budget = budget

@@ -78,7 +78,9 @@ public struct HTTPResponse: Sendable {
 
 public struct HTTPError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        /// No answer: DNS, refused connection, reset, timeout, TLS.
+        /// The server could not be reached at all: no address, connection refused.
+        case unreachable
+        /// The connection broke or stalled: reset, timeout, TLS.
         case network
         /// Our own callback stopped the transfer (a newer request made it useless).
         case cancelled

@@ -97,7 +97,9 @@ public final class HTTPSession {
                 context.response.offersBasic = offered & ccurl_auth_basic() != 0
                 if code != CURLE_OK {
                     if context.stopped { return .failure(HTTPError(.cancelled, "transfer stopped")) }
-                    return .failure(HTTPError(.network, String(cString: curl_easy_strerror(code))))
+                    let unreachable = code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
+                        || code == CURLE_COULDNT_RESOLVE_PROXY
+                    return .failure(HTTPError(unreachable ? .unreachable : .network, String(cString: curl_easy_strerror(code))))
                 }
                 // A body-less response never reached the write callback.
                 if !context.announced { _ = context.announce() }

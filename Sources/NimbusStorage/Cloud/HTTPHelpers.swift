@@ -90,6 +90,6 @@ enum HTTPHelpers {
     }
 
     static func networkError(_ error: HTTPError, _ what: String) -> RemoteError {
-        RemoteError(error.kind == .cancelled ? .permanent : .transient, "\(what): \(error.message)")
+        RemoteError(error.kind == .cancelled ? .permanent : .transient, "\(what): \(error.message)", unreachable: error.kind == .unreachable)
     }
 }
