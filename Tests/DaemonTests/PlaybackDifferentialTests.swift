@@ -26,15 +26,17 @@ final class PlaybackDifferentialTests: XCTestCase {
         // (consume and single+repeat stop early), and its slow replies need the margin.
         for name in ["a", "b", "c"] { try AudioFixtures.writeRampWAV(to: music.file("\(name).wav"), frames: 44_100) }
         try AudioFixtures.writeRampWAV(to: music.file("long.wav"), frames: 88_200)
+        // Ten seconds each, for steps that must not race a song's end on a loaded machine.
+        for name in ["x", "y", "z"] { try AudioFixtures.writeRampWAV(to: music.file("\(name).wav"), frames: 441_000) }
         let reference = try ServerProcess(.mpd, musicDirectory: music.path)
         let nimbus = try ServerProcess(.nimbus, musicDirectory: music.path)
-        try reference.waitForDatabase(songs: 4)
-        try nimbus.waitForDatabase(songs: 4)
+        try reference.waitForDatabase(songs: 7)
+        try nimbus.waitForDatabase(songs: 7)
         let clients = [try reference.connect(), try nimbus.connect()]
         for step in steps {
             switch step {
             case .send(let command):
-                for client in clients { XCTAssertEqual(try client.request(command), ["OK"], command) }
+                for (index, client) in clients.enumerated() { XCTAssertEqual(try client.request(command), ["OK"], "\(command) on \(index == 0 ? "MPD" : "Nimbus")") }
             case .wait(let seconds):
                 Thread.sleep(forTimeInterval: seconds)
             case .compare(let label):
@@ -47,6 +49,7 @@ final class PlaybackDifferentialTests: XCTestCase {
     }
 
     private let queue: [Step] = [.send("add a.wav"), .send("add b.wav"), .send("add c.wav")]
+    private let longQueue: [Step] = [.send("add x.wav"), .send("add y.wav"), .send("add z.wav")]
 
     func testEndOfQueue() throws {
         try compare(queue + [.send("play 1"), .compare("playing"), .wait(2.6), .compare("after the last song")])
@@ -83,7 +86,7 @@ final class PlaybackDifferentialTests: XCTestCase {
 
     func testNextAndPreviousWhilePlaying() throws {
         try compare(
-            queue + [
+            longQueue + [
                 .send("play 0"), .send("next"), .compare("after next"), .send("previous"), .compare("after previous"),
                 .send("next"), .send("next"), .send("next"), .compare("next past the end"),
             ])
@@ -91,8 +94,8 @@ final class PlaybackDifferentialTests: XCTestCase {
 
     func testQueueEditsAroundTheCurrentSong() throws {
         try compare(
-            queue + [
-                .send("play 1"), .send("delete 1"), .compare("current deleted"), .send("add a.wav 0"),
+            longQueue + [
+                .send("play 1"), .send("delete 1"), .compare("current deleted"), .send("add x.wav 0"),
                 .compare("inserted before current"), .send("move 1 2"), .compare("current moved"), .send("stop"),
                 .send("random 1"), .compare("random while stopped"),
             ])
