@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
         // Stickers in SQLite with MPD's schema.
         .target(name: "NimbusStickers", dependencies: ["NimbusSupport", "CSQLite"], swiftSettings: strict),
+        // The service announced on the LAN by multicast DNS (`_mpd._tcp`), as MPD does via Avahi.
+        .target(name: "NimbusZeroconf", dependencies: ["NimbusSupport"], swiftSettings: strict),
         // mpd.conf-compatible configuration parsing.
         .target(name: "NimbusConfig", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Server state that is not protocol: partitions (queue, player, outputs, volume), stored
@@ -75,7 +77,7 @@ let package = Package(
             name: "nimbusd",
             dependencies: [
                 "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusConfig",
-                "NimbusOutput", "NimbusInput", "NimbusStickers", "NimbusModel", "NimbusSupport",
+                "NimbusOutput", "NimbusInput", "NimbusStickers", "NimbusZeroconf", "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
 
@@ -89,6 +91,7 @@ let package = Package(
         .testTarget(
             name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusQueue", "NimbusModel", "NimbusSupport", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "TestSupport"], swiftSettings: strict),

@@ -36,9 +36,15 @@ enum ListeningSocket {
         var hints = addrinfo()
         hints.ai_family = family
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_ADDRCONFIG
+        // A numeric address is taken as written. AI_ADDRCONFIG (no IPv6 results without an
+        // IPv6 address, say) only for names, and not even then when it leaves nothing: it
+        // ignores loopback, so a box booting before its network came up could not listen.
         var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
+        var status: Int32 = EAI_NONAME
+        for flags in [AI_PASSIVE | AI_NUMERICHOST, AI_PASSIVE | AI_ADDRCONFIG, AI_PASSIVE] where status != 0 {
+            hints.ai_flags = flags
+            status = getaddrinfo(host, String(port), &hints, &list)
+        }
         guard status == 0, let first = list else {
             throw SystemError("cannot resolve \"\(host)\": \(String(cString: gai_strerror(status)))", code: EINVAL)
         }

@@ -9,6 +9,7 @@ import NimbusInput
 import NimbusStickers
 import NimbusStorage
 import NimbusSupport
+import NimbusZeroconf
 
 /// The composition root: builds every service from the configuration and wires them together.
 @CoreActor
@@ -31,6 +32,7 @@ final class Daemon {
     /// its songs can be found.
     private var pendingRestore: (@CoreActor () -> Void)?
     private var stopped = false
+    private var announcer: ServiceAnnouncer?
 
     init(configuration: DaemonConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -116,6 +118,20 @@ final class Daemon {
         try server.start()
         logger.notice("Nimbus \(Version.string) ready; protocol 0.23.5")
         logTrafficPeriodically(previous: nil)
+        announceOnTheLAN()
+    }
+
+    /// Zeroconf as MPD has it (`zeroconf_enabled`, `zeroconf_name`), except that a daemon
+    /// listening only on loopback addresses is not announced: nobody on the LAN could connect.
+    private func announceOnTheLAN() {
+        guard configuration.zeroconfEnabled else { return }
+        let network = configuration.bindAddresses.filter { !$0.hasPrefix("/") && !$0.hasPrefix("@") }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
+        guard network.contains(where: { !loopback.contains($0.lowercased()) }) else {
+            logger.info("zeroconf: listening on loopback only; not announcing")
+            return
+        }
+        announcer = ServiceAnnouncer(name: configuration.zeroconfName, port: configuration.port, logger: logger.domain("zeroconf"))
     }
 
     /// What the cloud accounts cost in network bytes, and what the cache saved: logged once a
@@ -131,6 +147,7 @@ final class Daemon {
         stopped = true
         logger.notice("shutting down (\(reason))")
         if let summary = cloud.cache.counters.summary { logger.domain("cache").notice("traffic: \(summary)") }
+        announcer?.stop()
         server.stop()
         stateKeeper.save(synchronously: true)
         for partition in server.context.partitions { partition.shutdown() }

@@ -90,3 +90,51 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: home.path + "/.cache/nimbus"))
     }
 }
+
+/// Zeroconf as phone clients see it: python3-zeroconf browsing `_mpd._tcp` inside a private
+/// network namespace with only loopback (multicast never leaves the test).
+final class ZeroconfTests: XCTestCase {
+    func testTheServiceIsAnnouncedAndSaysGoodbye() throws {
+        try XCTSkipUnless(geteuid() == 0, "a network namespace needs root")
+        try XCTSkipUnless(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+                && (try? runTool("/usr/bin/python3", ["-c", "import zeroconf"])) != nil,
+            "unshare, ip or python3-zeroconf is missing (scripts/install-deps)")
+        let directory = TemporaryDirectory("nimbus-zeroconf")
+        let port = freePort()
+        let config = directory.write(
+            "nimbus.conf",
+            """
+            music_directory "\(directory.path)"
+            db_file "\(directory.path)/db"
+            state_file "\(directory.path)/state"
+            bind_to_address "any"
+            port "\(port)"
+            zeroconf_name "Nimbus test @ %h"
+            audio_output {
+                type "null"
+                name "null"
+            }
+            """)
+        let browse = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/zeroconf_browse.py").path
+        let script = """
+            ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo || exit 3
+            "$0" --no-daemon "$1" 2>"$2/stderr" &
+            daemon=$!
+            /usr/bin/python3 "$3" 15 > "$2/browse" 2>&1 &
+            browser=$!
+            for _ in $(seq 100); do grep -q '^found' "$2/browse" && break; sleep 0.1; done
+            kill -TERM $daemon
+            wait $browser
+            wait $daemon
+            cat "$2/browse"
+            """
+        let output = try runTool(
+            "/usr/bin/unshare", ["-n", "/bin/sh", "-c", script, ServerProcess.buildDirectory + "/nimbusd", config, directory.path, browse])
+        let host = try runTool("/bin/hostname", []).split(whereSeparator: { $0 == "." || $0.isWhitespace }).first.map(String.init) ?? ""
+        let lines = output.split(separator: "\n").map(String.init)
+        XCTAssertTrue(
+            lines.contains("found Nimbus test @ \(host)._mpd._tcp.local. \(port) 127.0.0.1"), "\(output) \((try? String(contentsOfFile: directory.file("stderr"), encoding: .utf8)) ?? "")")
+        XCTAssertTrue(lines.contains("removed Nimbus test @ \(host)._mpd._tcp.local."), "a goodbye at shutdown: \(output) \((try? String(contentsOfFile: directory.file("stderr"), encoding: .utf8)) ?? "")")
+    }
+}
