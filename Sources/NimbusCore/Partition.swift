@@ -42,6 +42,7 @@ public final class Partition {
 
     public let maxQueueLength: Int
     let engine: PlayerEngine
+    private let reference: PartitionReference
     /// Player tokens → queue ids of the songs handed to the player since the last start.
     var tokens: [UInt64: Int] = [:]
     var nextToken: UInt64 = 1
@@ -68,6 +69,7 @@ public final class Partition {
         engine = PlayerEngine { event in
             Task { @CoreActor in reference.partition?.handle(event) }
         }
+        self.reference = reference
         reference.partition = self
     }
 
@@ -126,6 +128,7 @@ public final class Partition {
     /// Stops playback and releases the outputs (daemon shutdown).
     public func shutdown() {
         stopPlayer()
+        reference.partition = nil
     }
 
     func changed(_ events: IdleEvents) {
@@ -134,8 +137,10 @@ public final class Partition {
     }
 }
 
-/// Lets the player's event callback, created before the partition, find it later.
+/// Lets the player's event callback, created before the partition, find it later. Strong,
+/// and cleared at `shutdown` to break the cycle: a weak reference would give every partition
+/// a refcount side table, and `status` and most commands retain the client's partition.
 @CoreActor
 final class PartitionReference {
-    weak var partition: Partition?
+    var partition: Partition?
 }

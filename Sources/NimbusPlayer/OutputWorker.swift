@@ -43,7 +43,10 @@ final class OutputWorker: @unchecked Sendable {
         self.isClock = isClock
         self.pipe = pipe
         self.events = events
-        pipe.addConsumer(id) { [weak self] in self?.output.interrupt() }
+        // The output itself, not a weak self: a weak reference gives the worker a refcount side
+        // table, and `status` retains the clock worker, so every status would pay for it.
+        let interruptible = Interruptible(output)
+        pipe.addConsumer(id) { interruptible.output.interrupt() }
         let thread = Thread { [self] in run() }
         thread.name = "output-\(name)"
         thread.start()
@@ -176,4 +179,11 @@ final class OutputWorker: @unchecked Sendable {
         converter = nil
         deviceFailed = false
     }
+}
+
+/// An output handed to the pipe's clear handler; `interrupt()` is the one call that is safe
+/// from another thread.
+private final class Interruptible: @unchecked Sendable {
+    let output: any AudioOutput
+    init(_ output: any AudioOutput) { self.output = output }
 }

@@ -81,7 +81,7 @@ final class Daemon {
         partition.outputs = OutputSetup.outputs(from: configuration.audioOutputs, logger: logger.domain("output"))
         SongSources.install(in: context, library: library, registry: registry, http: HTTPFiles(accounts: cloud))
         context.mounts = mounts
-        context.storageProblem = { [unowned self] in self.cloud.all.lazy.compactMap(\.failure).first }
+        context.storageProblem = { [unowned self] in self.cloud.firstFailure }
         context.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }

@@ -15,14 +15,16 @@ enum StatusCommands {
     static func status(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let partition = call.client.partition
         let options = partition.options
+        // One copy of the queue for the whole answer: each `partition.queue` costs retains.
+        let queue = partition.queue
         if let volume = partition.volume { out.field("volume", volume) }
         out.field("repeat", options.repeatMode ? 1 : 0)
-        out.field("random", partition.queue.random ? 1 : 0)
+        out.field("random", queue.random ? 1 : 0)
         out.field("single", options.single.rawValue)
         out.field("consume", options.consume ? 1 : 0)
         out.field("partition", partition.name)
-        out.field("playlist", Int(partition.queue.version))
-        out.field("playlistlength", partition.queue.count)
+        out.field("playlist", Int(queue.version))
+        out.field("playlistlength", queue.count)
         out.field("mixrampdb", NumberFormat.minimal(options.mixRampDB))
         switch partition.state {
         case .stop: out.field("state", literal: "stop")
@@ -33,7 +35,7 @@ enum StatusCommands {
         if let delay = options.mixRampDelay { out.field("mixrampdelay", NumberFormat.minimal(delay)) }
         if let position = partition.currentPosition {
             out.field("song", position)
-            out.field("songid", partition.queue[position].id)
+            out.field("songid", queue[position].id)
         }
         if partition.state != .stop, let item = partition.currentItem {
             let player = partition.playerStatus
@@ -50,7 +52,7 @@ enum StatusCommands {
         if let error = partition.error ?? call.context.storageProblem() { out.field("error", error) }
         if let next = partition.displayedNextPosition {
             out.field("nextsong", next)
-            out.field("nextsongid", partition.queue[next].id)
+            out.field("nextsongid", queue[next].id)
         }
         return .ok
     }

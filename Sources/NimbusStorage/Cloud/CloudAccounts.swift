@@ -38,6 +38,15 @@ public final class CloudAccounts: Sendable {
     public var names: [String] { accounts.keys.sorted() }
     public var all: [CloudStorage] { storages.withLock { Array($0.values) } }
 
+    /// Why some account cannot be reached, if one cannot; asked by every `status`, so it
+    /// looks without copying the accounts.
+    public var firstFailure: String? {
+        storages.withLock { storages in
+            for storage in storages.values { if let failure = storage.failure { return failure } }
+            return nil
+        }
+    }
+
     /// The storage of a configured account (one per account, created once).
     public func storage(_ name: String) throws(StorageError) -> CloudStorage {
         if let existing = storages.withLock({ $0[name] }) { return existing }
