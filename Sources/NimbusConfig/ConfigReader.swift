@@ -16,8 +16,7 @@ struct ConfigReader {
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
         "follow_inside_symlinks", "pid_file", "user",
-        "group", "host_permissions", "audio_output_format", "mixer_type", "replaygain", "replaygain_preamp",
-        "replaygain_missing_preamp", "replaygain_limit", "volume_normalization", "samplerate_converter",
+        "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization", "samplerate_converter",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding", "metadata_to_use",
         "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
@@ -78,6 +77,14 @@ struct ConfigReader {
         case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)
         case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
         case "zeroconf_name": config.zeroconfName = param.value
+        case "replaygain":
+            guard ["off", "track", "album", "auto"].contains(param.value) else {
+                throw ConfigError("Invalid replaygain parameter \"\(param.value)\"", at: param.location)
+            }
+            config.replayGainMode = param.value
+        case "replaygain_preamp": config.replayGainPreamp = try decibels(param)
+        case "replaygain_missing_preamp": config.replayGainMissingPreamp = try decibels(param)
+        case "replaygain_limit": config.replayGainLimit = try bool(param)
         case let name where Self.ignoredMPDOptions.contains(name):
             warn(param.location, "'\(name)' is not supported by Nimbus; ignored")
         default:
@@ -153,6 +160,14 @@ struct ConfigReader {
         }
         guard value <= range.upperBound else {
             throw ConfigError("\(param.name): Value too large", at: param.location)
+        }
+        return value
+    }
+
+    /// MPD's range for the preamps: -15 to 15 dB.
+    private func decibels(_ param: ConfigParam) throws(ConfigError) -> Float {
+        guard let value = Float(param.value), value >= -15, value <= 15 else {
+            throw ConfigError("Number must be between -15 and 15", at: param.location)
         }
         return value
     }

@@ -40,6 +40,11 @@ public struct DaemonConfiguration: Sendable {
     public var absolutePlaylistPaths = false
     /// Follow symbolic links that lead out of the music directory (MPD: yes; Nimbus: no).
     public var followOutsideSymlinks = false
+    /// The initial `replay_gain_mode` (a state file's wins) and how gains are applied.
+    public var replayGainMode = "off"
+    public var replayGainPreamp: Float = 0
+    public var replayGainMissingPreamp: Float = 0
+    public var replayGainLimit = true
     public var zeroconfEnabled = true
     public var zeroconfName = "Music Player @ %h"
     public var audioOutputs: [ConfigBlock] = []

@@ -225,7 +225,7 @@ extension Partition {
         let start = (entry.range?.start ?? 0) + startOffset
         return PlayItem(
             token: token, queueID: entry.id, uri: entry.song.uri, startMilliseconds: start,
-            endMilliseconds: entry.range?.end, open: opener(entry.song))
+            endMilliseconds: entry.range?.end, open: opener(entry.song, options.replayGainMode, queue.random))
     }
 
     /// Elapsed time in the current song, relative to its range start.

@@ -30,8 +30,9 @@ public final class Partition {
     public internal(set) var state: PlayerState = .stop
     public var outputs: [OutputRecord] = []
     /// How to open a queue entry for playing (set by whoever knows the storages).
-    public var opener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
-        { throw DecoderError("No storage for \(song.uri)") }
+    /// The replay gain mode and whether the queue is shuffled come along (`auto` depends on it).
+    public var opener: @CoreActor (Song, _ replayGainMode: String, _ random: Bool) -> @Sendable () throws -> any AudioDecoder = {
+        song, _, _ in { throw DecoderError("No storage for \(song.uri)") }
     }
     /// Asks for a song's first bytes to be fetched ahead (the follower of the current song).
     public var prefetch: @CoreActor (Song) -> Void = { _ in }

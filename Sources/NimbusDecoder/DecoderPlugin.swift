@@ -31,6 +31,7 @@ public struct ScanResult: Sendable {
     public var tag = Tag()
     public var comments: [(key: String, value: String)] = []
     public var picture: Picture?
+    public var replayGain = ReplayGainInfo()
 
     public init() {}
 }

@@ -67,6 +67,7 @@ public struct FLACPlugin: DecoderPlugin {
             }
         } while FLAC__metadata_iterator_next(iterator) != 0
         result.tag = collector.tag
+        result.replayGain = collector.replayGain
         return result
     }
 }

@@ -60,7 +60,9 @@ enum ID3Tags {
         importFrames(lateTextFrames)
         for index in 0..<tag.extras {
             let extra = tag.extra[index]
-            guard let name = string(extra.description).first, let type = userTextTags[name] else { continue }
+            guard let name = string(extra.description).first else { continue }
+            if let value = string(extra.text).first { collector.replayGain.note(name, value) }
+            guard let type = userTextTags[name] else { continue }
             for value in string(extra.text) { collector.add(type, trimmed(value)) }
         }
         for id in UFIDFrames.musicBrainzTrackIDs(in: raw ?? []) { collector.add(.musicBrainzTrackID, id) }

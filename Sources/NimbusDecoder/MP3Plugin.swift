@@ -28,6 +28,7 @@ public struct MP3Plugin: DecoderPlugin {
         if frames > 0 { collector.setDuration(frames: UInt64(frames), rate: UInt32(rate)) }
         result.picture = ID3Tags.collect(from: handle.handle, into: &collector, wantPicture: options.picture)
         result.tag = collector.tag
+        result.replayGain = collector.replayGain
         return result
     }
 }

@@ -5,6 +5,7 @@ import NimbusModel
 /// are dropped.
 struct TagCollector {
     private(set) var tag = Tag()
+    var replayGain = ReplayGainInfo()
 
     mutating func add(_ type: TagType, _ value: String) {
         if type == .track || type == .disc {
@@ -59,6 +60,7 @@ enum VorbisComments {
     static func add(_ comment: String, to collector: inout TagCollector, result: inout ScanResult, options: ScanOptions) {
         guard let (key, value) = split(comment) else { return }
         if options.comments { result.comments.append((key, value)) }
+        collector.replayGain.note(key, value)
         if options.picture, result.picture == nil, key.caseInsensitiveEquals("METADATA_BLOCK_PICTURE") {
             result.picture = FLACPictureBlock.parse(base64: value)
         }

@@ -31,6 +31,7 @@ public struct VorbisPlugin: DecoderPlugin {
             }
         }
         result.tag = collector.tag
+        result.replayGain = collector.replayGain
         return result
     }
 }

@@ -37,9 +37,12 @@ public final class ServerContext {
     /// The default partition first; `partition` switches a client between them.
     public private(set) var partitions: [Partition]
     /// Opens a queued song for the player (storage, cloud account or URL).
-    public var songOpener: @CoreActor (Song) -> @Sendable () throws -> any AudioDecoder = { song in
+    public var songOpener: @CoreActor (Song, ReplayGainSettings) -> @Sendable () throws -> any AudioDecoder = { song, _ in
         { throw DecoderError("No storage for \(song.uri)") }
     }
+    /// `replaygain_preamp`, `replaygain_missing_preamp`, `replaygain_limit` from the config;
+    /// each partition adds its `replay_gain_mode`.
+    public var replayGain = ReplayGainSettings()
     /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
     public var mounts: (any MountControl)?
     /// Starts fetching what the player will need of a song soon (cloud songs: head and tail).
@@ -85,7 +88,12 @@ public final class ServerContext {
     private func attach(_ partition: Partition) {
         let name = partition.name
         partition.onEvents = { [unowned self] events in self.idle.emit(events, partition: name) }
-        partition.opener = { [unowned self] song in self.songOpener(song) }
+        partition.opener = { [unowned self] song, mode, random in
+            var settings = self.replayGain
+            settings.mode = mode
+            settings.random = random
+            return self.songOpener(song, settings)
+        }
         partition.prefetch = { [unowned self] song in self.songPrefetch(song) }
         partition.onStateChanged = { [unowned self] in self.onStateChanged() }
     }

@@ -15,18 +15,31 @@ public enum SongSources {
 
     public static func install(in context: ServerContext, library: MusicLibrary, registry: DecoderRegistry, http: HTTPFiles? = nil) {
         let storage = library.storage
-        context.songOpener = { song in
+        context.songOpener = { song, replayGain in
             let uri = song.uri
+            // The stream and the name the decoder is chosen by.
+            let source: @Sendable () throws -> (any InputStream, String)
             if song.isRemote {
                 guard let http else { return { throw DecoderError("No input plugin for \(uri)") } }
                 // The decoder is chosen by the file name in the URL's path.
                 let name = String(uri.prefix { $0 != "?" && $0 != "#" })
-                return { try registry.openDecoder(for: name, stream: try http.open(uri, purpose: .playing)) }
+                source = { (try http.open(uri, purpose: .playing), name) }
+            } else if uri.hasPrefix("/") {
+                source = { (try FileInputStream(path: uri), uri) }
+            } else {
+                source = { (try storage.open(uri), uri) }
             }
-            if uri.hasPrefix("/") {
-                return { try registry.openDecoder(for: uri, stream: try FileInputStream(path: uri)) }
+            return {
+                let (stream, name) = try source()
+                let decoder = try registry.openDecoder(for: name, stream: stream)
+                guard !replayGain.isOff else { return decoder }
+                // The tags once more for their gain (the head of a cloud file is cached by now).
+                let info = (try? source()).flatMap { stream, name in
+                    try? registry.plugin(forPath: name)?.scan(stream, options: ScanOptions()).replayGain
+                }
+                let scale = replayGain.scale(for: info ?? ReplayGainInfo())
+                return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)
             }
-            return { try registry.openDecoder(for: uri, stream: try storage.open(uri)) }
         }
         context.songPrefetch = { song in
             guard !song.isRemote, let mounted = storage as? MountedStorage else { return }

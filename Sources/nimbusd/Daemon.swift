@@ -82,6 +82,12 @@ final class Daemon {
         SongSources.install(in: context, library: library, registry: registry, http: HTTPFiles(accounts: cloud))
         context.mounts = mounts
         context.storageProblem = { [unowned self] in self.cloud.firstFailure }
+        var replayGain = ReplayGainSettings()
+        replayGain.preamp = configuration.replayGainPreamp
+        replayGain.missingPreamp = configuration.replayGainMissingPreamp
+        replayGain.limit = configuration.replayGainLimit
+        context.replayGain = replayGain
+        context.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         context.onStateChanged = { [unowned stateKeeper] in stateKeeper.changed() }
         context.onKill = { [unowned self] in self.shutdown(reason: "kill command") }
     }

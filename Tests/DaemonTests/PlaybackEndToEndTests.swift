@@ -53,6 +53,36 @@ final class PlaybackEndToEndTests: XCTestCase {
         }
     }
 
+    /// ReplayGain from the tags (a FLAC's Vorbis comments, an MP3's TXXX frames), applied as
+    /// `replay_gain_mode` says: -6.02 dB halves every sample, `off` leaves them alone, and the
+    /// peak limit keeps a +12 dB album gain from clipping.
+    func testReplayGainScalesWhatIsHeard() throws {
+        let music = TemporaryDirectory("nimbus-e2e")
+        try AudioFixtures.writeSineWAV(to: music.file("sine.wav"), frames: 22_050, frequency: 1000, amplitude: 0.5)
+        _ = try runTool("flac", [
+            "-s", "-f", "-T", "REPLAYGAIN_TRACK_GAIN=-6.0206 dB", "-T", "REPLAYGAIN_TRACK_PEAK=0.5",
+            "-T", "REPLAYGAIN_ALBUM_GAIN=+12.00 dB", "-T", "REPLAYGAIN_ALBUM_PEAK=0.5", "-o", music.file("sine.flac"),
+            music.file("sine.wav"),
+        ])
+        try FileManager.default.removeItem(atPath: music.file("sine.wav"))
+        let (_, capture, client) = try start(music: music, songs: 1)
+        XCTAssertEqual(try client.request("add sine.flac"), ["OK"])
+        func played(mode: String) -> [Int16] {
+            XCTAssertEqual(try? client.request("replay_gain_mode \(mode)"), ["OK"])
+            XCTAssertEqual(try? client.request("play"), ["OK"])
+            waitForStop(client)
+            // The capture file starts again whenever the device is reopened: the last play is its end.
+            return Array(AudioFixtures.leftChannel(capture.bytes).suffix(22_050))
+        }
+        func peak(_ samples: [Int16]) -> Int { samples.map { abs(Int($0)) }.max() ?? 0 }
+        let full = peak(played(mode: "off"))
+        XCTAssertEqual(full, 16_383, accuracy: 2)
+        XCTAssertEqual(peak(played(mode: "track")), 8_192, accuracy: 2, "-6.02 dB is half")
+        // +12 dB would take a 0.5 peak to 2.0: the limit stops at full scale.
+        XCTAssertEqual(peak(played(mode: "album")), 32_767, accuracy: 3, "limited by the peak, not clipped")
+        XCTAssertEqual(peak(played(mode: "auto")), 32_767, accuracy: 3, "auto plays album gain in order")
+    }
+
     func testSeekLandsOnTheExactFrameInFLACAndWAV() throws {
         let music = TemporaryDirectory("nimbus-e2e")
         try AudioFixtures.writeRampWAV(to: music.file("ramp.wav"), frames: 132_300)

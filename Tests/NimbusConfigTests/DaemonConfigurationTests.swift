@@ -76,14 +76,27 @@ final class DaemonConfigurationTests: XCTestCase {
     }
 
     func testUnknownKeysWarnWithFileAndLine() throws {
-        let config = try configuration("\nfrobnicate \"1\"\nreplaygain \"album\"\nwhatever {\n a \"b\"\n}\n")
+        let config = try configuration("\nfrobnicate \"1\"\nvolume_normalization \"yes\"\nwhatever {\n a \"b\"\n}\n")
         XCTAssertEqual(
             config.warnings,
             [
                 "mpd.conf:2: unknown setting 'frobnicate'; ignored",
-                "mpd.conf:3: 'replaygain' is not supported by Nimbus; ignored",
+                "mpd.conf:3: 'volume_normalization' is not supported by Nimbus; ignored",
                 "mpd.conf:4: unknown block 'whatever'; ignored",
             ])
+    }
+
+    func testReplayGainSettings() throws {
+        let config = try configuration(
+            "replaygain \"album\"\nreplaygain_preamp \"-2.5\"\nreplaygain_missing_preamp \"3\"\nreplaygain_limit \"no\"")
+        XCTAssertEqual(config.replayGainMode, "album")
+        XCTAssertEqual(config.replayGainPreamp, -2.5)
+        XCTAssertEqual(config.replayGainMissingPreamp, 3)
+        XCTAssertFalse(config.replayGainLimit)
+        XCTAssertThrowsError(try configuration("\nreplaygain \"loud\"")) { error in
+            XCTAssertEqual("\(error)", "mpd.conf:2: Invalid replaygain parameter \"loud\"")
+        }
+        XCTAssertThrowsError(try configuration("replaygain_preamp \"20\""))
     }
 
     func testPasswordsAndPermissions() throws {

@@ -124,3 +124,43 @@ private final class FailingStream: NimbusInput.InputStream {
     }
     func seek(to offset: Int64) throws(InputError) { try file.seek(to: offset) }
 }
+
+/// MPD's ReplayGain arithmetic: gain plus preamp in dB, limited by the peak, the missing preamp
+/// for untagged songs, album values falling back to track ones, `auto` following `random`.
+final class ReplayGainTests: XCTestCase {
+    func testTagsAreReadFromID3AndVorbisComments() throws {
+        let directory = TemporaryDirectory("nimbus-replaygain")
+        try AudioFixtures.writeSineWAV(to: directory.file("a.wav"), frames: 44_100)
+        _ = try runTool("lame", ["--quiet", "--tv", "TXXX=REPLAYGAIN_TRACK_GAIN=-3.50 dB", "--tv", "TXXX=replaygain_album_peak=0.75",
+                                 directory.file("a.wav"), directory.file("a.mp3")])
+        _ = try runTool("oggenc", ["-Q", "-c", "REPLAYGAIN_ALBUM_GAIN=+1.25 dB", "-o", directory.file("a.ogg"), directory.file("a.wav")])
+        for (name, expected) in [
+            ("a.mp3", ReplayGainInfo(trackGain: -3.5, albumPeak: 0.75)), ("a.ogg", ReplayGainInfo(albumGain: 1.25)),
+        ] {
+            let path = directory.file(name)
+            let plugin = try XCTUnwrap(DecoderRegistry.standard.plugin(forPath: path))
+            XCTAssertEqual(try plugin.scan(try FileInputStream(path: path), options: ScanOptions()).replayGain, expected, name)
+        }
+    }
+
+    func testScales() {
+        var settings = ReplayGainSettings()
+        let tagged = ReplayGainInfo(trackGain: -6.0206, trackPeak: 0.4, albumGain: 3, albumPeak: 0.9)
+        XCTAssertEqual(settings.scale(for: tagged), 1, "off")
+        settings.mode = "track"
+        XCTAssertEqual(settings.scale(for: tagged), 0.5, accuracy: 0.001)
+        settings.preamp = 6.0206
+        XCTAssertEqual(settings.scale(for: tagged), 1, accuracy: 0.001)
+        settings.preamp = 0
+        settings.mode = "album"
+        XCTAssertEqual(settings.scale(for: tagged), 1 / 0.9, accuracy: 0.001, "limited by the album peak")
+        settings.limit = false
+        XCTAssertEqual(settings.scale(for: tagged), 1.4125, accuracy: 0.001, "+3 dB without the limit")
+        XCTAssertEqual(settings.scale(for: ReplayGainInfo(trackGain: -6.0206)), 0.5, accuracy: 0.001, "album falls back to track")
+        settings.missingPreamp = -6.0206
+        XCTAssertEqual(settings.scale(for: ReplayGainInfo()), 0.5, accuracy: 0.001, "untagged")
+        settings.mode = "auto"
+        settings.random = true
+        XCTAssertEqual(settings.scale(for: tagged), 0.5, accuracy: 0.001, "auto while shuffled: track")
+    }
+}
