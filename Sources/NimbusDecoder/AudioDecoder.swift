@@ -16,9 +16,17 @@ public protocol AudioDecoder: AnyObject {
 }
 
 extension DecoderRegistry {
-    /// Opens a decoder for `stream`, chosen by the suffix of `path`.
+    /// Opens a decoder for `stream`, chosen by the suffix of `path`, else by the stream's MIME
+    /// type (a radio URL like `http://host:8000/stream` has no suffix, only `audio/mpeg`).
     public func openDecoder(for path: String, stream: any InputStream) throws(DecoderError) -> any AudioDecoder {
-        guard let plugin = plugin(forPath: path) else { throw DecoderError("No decoder for \"\(path)\"") }
+        guard let plugin = plugin(forPath: path) ?? stream.mimeType.flatMap(plugin(forMIMEType:)) else {
+            throw DecoderError("No decoder for \"\(path)\"")
+        }
         return try plugin.openDecoder(stream)
+    }
+
+    public func plugin(forMIMEType type: String) -> (any DecoderPlugin)? {
+        let bare = String(type.prefix { $0 != ";" }.filter { $0 != " " }).lowercased()
+        return plugins.first { $0.mimeTypes.contains(bare) }
     }
 }

@@ -33,10 +33,12 @@ public enum SongSources {
                 let (stream, name) = try source()
                 let decoder = try registry.openDecoder(for: name, stream: stream)
                 guard !replayGain.isOff else { return decoder }
-                // The tags once more for their gain (the head of a cloud file is cached by now).
-                let info = (try? source()).flatMap { stream, name in
-                    try? registry.plugin(forPath: name)?.scan(stream, options: ScanOptions()).replayGain
-                }
+                // The tags once more for their gain (the head of a cloud file is cached by now);
+                // a live stream has none, and a second connection to it would be wasted.
+                let info = stream.isSeekable
+                    ? (try? source()).flatMap { stream, name in
+                        try? registry.plugin(forPath: name)?.scan(stream, options: ScanOptions()).replayGain
+                    } : nil
                 let scale = replayGain.scale(for: info ?? ReplayGainInfo())
                 return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)
             }

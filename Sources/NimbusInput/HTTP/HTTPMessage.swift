@@ -99,10 +99,12 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable, Equatable {
 
 extension String {
     /// Without blanks and line breaks at either end (header values).
+    /// By scalars: "\r\n" is one Character, which a comparison with "\r" or "\n" never matches.
     var trimmed: String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" || first == "\r" || first == "\n" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" || last == "\r" || last == "\n" { text.removeLast() }
-        return String(text)
+        var scalars = Substring(self).unicodeScalars
+        func blank(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" || scalar == "\r" || scalar == "\n" }
+        while let first = scalars.first, blank(first) { scalars.removeFirst() }
+        while let last = scalars.last, blank(last) { scalars.removeLast() }
+        return String(scalars)
     }
 }

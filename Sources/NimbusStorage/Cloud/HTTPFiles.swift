@@ -2,6 +2,7 @@ import NimbusInput
 
 /// Plain HTTP(S) files queued by URL (`add https://host/song.flac`): one probe for length and
 /// validator (a one-byte ranged GET, which also proves range support), then the range cache.
+/// A URL that answers with no length is a live stream, played as it comes.
 public struct HTTPFiles: Sendable {
     let cache: RangeCache
     let pool: HTTPSessionPool
@@ -15,11 +16,25 @@ public struct HTTPFiles: Sendable {
         let host = Self.host(url)
         var request = HTTPRequest(url: url)
         request.range = (0, 0)
-        let response: HTTPResponse
+        // A radio station answers the one-byte probe with an endless 200: look at the headers
+        // and stop there instead of reading it.
+        var headers: HTTPResponse?
+        var response: HTTPResponse
         do {
-            response = try pool.withSession { session throws(HTTPError) in try session.perform(request) { _ in true } }
+            response = try pool.withSession { session throws(HTTPError) in
+                try session.perform(
+                    request,
+                    onResponse: { response in
+                        headers = response
+                        return !Self.isLive(response)
+                    }) { _ in true }
+            }
         } catch {
-            throw InputError("\(host): \(error.message)")
+            guard error.kind == .cancelled, let headers else { throw InputError("\(host): \(error.message)") }
+            response = headers
+        }
+        if Self.isLive(response) {
+            return LiveHTTPStream(url: url, mimeType: response[header: "content-type"], pool: pool, what: host)
         }
         let length: Int64
         if response.status == 206, let total = response.contentRange?.total {
@@ -38,6 +53,11 @@ public struct HTTPFiles: Sendable {
         return try cache.open(
             key: CacheKey(account: "http", fileID: url, version: version), length: length, source: source, purpose: purpose,
             uri: url, mimeType: response[header: "content-type"])
+    }
+
+    /// A whole body with no length: a live stream (Icecast, Shoutcast, chunked).
+    static func isLive(_ response: HTTPResponse) -> Bool {
+        response.status == 200 && response[header: "content-length"] == nil
     }
 
     static func host(_ url: String) -> String {
