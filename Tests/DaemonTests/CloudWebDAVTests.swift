@@ -101,6 +101,20 @@ final class CloudWebDAVTests: XCTestCase {
         return (music, share)
     }
 
+    /// A daemon playing into the ALSA capture (after `outputsFirst`, if any), with `config` (a
+    /// cloud account) added.
+    private func startCaptured(music: TemporaryDirectory, config: String, songs: Int, outputsFirst: String = "") throws
+        -> (ServerProcess, ALSACapture, LineClient)
+    {
+        let capture = ALSACapture(in: music)
+        let daemon = try ServerProcess(
+            .nimbus, config: outputsFirst + ALSACapture.outputBlock() + "\n" + config, musicDirectory: music.path, nullOutput: false,
+            environment: capture.environment)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: songs)
+        return (daemon, capture, try daemon.connect())
+    }
+
     private func waitForStop(_ client: LineClient) {
         XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains("state: stop") == true })
     }
@@ -119,13 +133,7 @@ final class CloudWebDAVTests: XCTestCase {
         let (music, share) = try gaplessSetup()
         let server = try WebDAVServer(root: share.path)
         let secrets = TemporaryDirectory("nimbus-secrets")
-        let capture = ALSACapture(in: music)
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets), musicDirectory: music.path,
-            nullOutput: false, environment: capture.environment)
-        keep.append(daemon)
-        try daemon.waitForDatabase(songs: 3)
-        let client = try daemon.connect()
+        let (daemon, capture, client) = try startCaptured(music: music, config: cloudConfig(server, secrets: secrets), songs: 3)
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
@@ -151,13 +159,8 @@ final class CloudWebDAVTests: XCTestCase {
         let (music, share) = try gaplessSetup()
         var server: WebDAVServer? = try WebDAVServer(root: share.path)
         let secrets = TemporaryDirectory("nimbus-secrets")
-        let capture = ALSACapture(in: music)
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server!, secrets: secrets), musicDirectory: music.path,
-            nullOutput: false, environment: capture.environment)
-        keep.append(daemon)
-        try daemon.waitForDatabase(songs: 3)
-        var client = try daemon.connect()
+        let (daemon, capture, firstClient) = try startCaptured(music: music, config: cloudConfig(server!, secrets: secrets), songs: 3)
+        var client = firstClient
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
@@ -180,14 +183,8 @@ final class CloudWebDAVTests: XCTestCase {
         let (music, share) = try gaplessSetup()
         let server = try ApacheWebDAVServer(root: share.path)
         let secrets = TemporaryDirectory("nimbus-secrets")
-        let capture = ALSACapture(in: music)
         let config = cloudConfig(url: server.url, user: server.user, password: server.password, secrets: secrets)
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock() + "\n" + config, musicDirectory: music.path, nullOutput: false,
-            environment: capture.environment)
-        keep.append(daemon)
-        try daemon.waitForDatabase(songs: 3)
-        let client = try daemon.connect()
+        let (daemon, capture, client) = try startCaptured(music: music, config: config, songs: 3)
         XCTAssertEqual(try client.request("lsinfo dav").first, "file: dav/b.flac")
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
@@ -333,15 +330,11 @@ final class CloudWebDAVTests: XCTestCase {
         let reference = try Data(contentsOf: URL(fileURLWithPath: music.file("reference.raw")))
         let server = try WebDAVServer(root: share.path, rate: 1_000_000)
         let secrets = TemporaryDirectory("nimbus-secrets")
-        let capture = ALSACapture(in: music)
         // Paced first (the null output keeps real time), so the kill lands mid-download.
         let paced = "audio_output {\n    type \"null\"\n    name \"clock\"\n}\n"
-        let daemon = try ServerProcess(
-            .nimbus, config: paced + ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets),
-            musicDirectory: music.path, nullOutput: false, environment: capture.environment)
-        keep.append(daemon)
-        try daemon.waitForDatabase(songs: 1)
-        var client = try daemon.connect()
+        let (daemon, capture, firstClient) = try startCaptured(
+            music: music, config: cloudConfig(server, secrets: secrets), songs: 1, outputsFirst: paced)
+        var client = firstClient
         XCTAssertEqual(try client.request("add dav/big.flac"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
         Thread.sleep(forTimeInterval: 2)
@@ -368,13 +361,7 @@ final class CloudWebDAVTests: XCTestCase {
         try AudioFixtures.writeSineWAV(to: share.file("song.wav"), frames: 88_200, frequency: 1500)
         let server = try WebDAVServer(root: share.path)
         let secrets = TemporaryDirectory("nimbus-secrets")
-        let capture = ALSACapture(in: music)
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock() + "\n" + cloudConfig(server, secrets: secrets), musicDirectory: music.path,
-            nullOutput: false, environment: capture.environment)
-        keep.append(daemon)
-        try daemon.waitForDatabase(songs: 1)
-        let client = try daemon.connect()
+        let (_, capture, client) = try startCaptured(music: music, config: cloudConfig(server, secrets: secrets), songs: 1)
         XCTAssertEqual(try client.request("add dav/song.wav"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
         waitForStop(client)

@@ -5,7 +5,12 @@ import Foundation
 public enum AudioFixtures {
     /// 16-bit stereo at 44.1 kHz: left = frame & 0xFFFF, right = frame >> 16.
     public static func writeRampWAV(to path: String, frames: Int, rate: Int = 44100) throws {
-        var data = Data()
+        try writeStereo16WAV(to: path, frames: frames, rate: rate) { frame in (UInt16(frame & 0xFFFF), UInt16(frame >> 16)) }
+    }
+
+    /// A canonical 44-byte-header WAV of 16-bit stereo frames, each from `frame(index)`.
+    static func writeStereo16WAV(to path: String, frames: Int, rate: Int = 44100, frame: (Int) -> (UInt16, UInt16)) throws {
+        var data = Data(capacity: 44 + frames * 4)
         func u32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
         func u16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
         data.append(contentsOf: Array("RIFF".utf8))
@@ -20,9 +25,10 @@ public enum AudioFixtures {
         u16(16)
         data.append(contentsOf: Array("data".utf8))
         u32(frames * 4)
-        for frame in 0..<frames {
-            u16(frame & 0xFFFF)
-            u16(frame >> 16)
+        for index in 0..<frames {
+            let (left, right) = frame(index)
+            u16(Int(left))
+            u16(Int(right))
         }
         try data.write(to: URL(fileURLWithPath: path))
     }
@@ -42,27 +48,10 @@ extension AudioFixtures {
     public static func writeSineWAV(
         to path: String, frames: Int, firstFrame: Int = 0, frequency: Double = 1000, amplitude: Double = 0.5
     ) throws {
-        var data = Data(capacity: 44 + frames * 4)
-        func u32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8))
-        u32(36 + frames * 4)
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16)
-        u16(1)
-        u16(2)
-        u32(44100)
-        u32(44100 * 4)
-        u16(4)
-        u16(16)
-        data.append(contentsOf: Array("data".utf8))
-        u32(frames * 4)
-        for index in 0..<frames {
-            let sample = Int16(sineSample(frame: firstFrame + index, frequency: frequency, amplitude: amplitude))
-            u16(Int(UInt16(bitPattern: sample)))
-            u16(Int(UInt16(bitPattern: sample)))
+        try writeStereo16WAV(to: path, frames: frames) { index in
+            let sample = UInt16(bitPattern: Int16(sineSample(frame: firstFrame + index, frequency: frequency, amplitude: amplitude)))
+            return (sample, sample)
         }
-        try data.write(to: URL(fileURLWithPath: path))
     }
 
     /// The ideal value of that sine at `frame`, in 16-bit units.
