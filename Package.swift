@@ -64,66 +64,77 @@ let package = Package(
             name: "NimbusCore",
             dependencies: ["NimbusQueue", "NimbusPlayer", "NimbusOutput", "NimbusDecoder", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),
+        // Where songs come from: opening for the player (storage, input, decoder, ReplayGain),
+        // songs outside the library, artwork and raw metadata for the server.
+        .target(
+            name: "NimbusSources",
+            dependencies: ["NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
         .target(
             name: "NimbusServer",
             dependencies: [
-                "NimbusCore", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStickers", "NimbusStorage",
-                "NimbusDecoder", "NimbusInput", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
+                "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStickers",
+                "NimbusStorage", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
-        // Composition root: config file, signals, wiring.
-        .executableTarget(
-            name: "nimbusd",
+        // The composition root as a library: builds a daemon from its configuration, for the
+        // executable and for the in-process test server alike.
+        .target(
+            name: "NimbusDaemon",
             dependencies: [
-                "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusConfig",
-                "NimbusOutput", "NimbusInput", "NimbusStickers", "NimbusZeroconf", "NimbusModel", "NimbusSupport",
+                "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage",
+                "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf",
+                "NimbusModel", "NimbusSupport",
             ],
+            swiftSettings: strict),
+        // The executable: command line, config file, signals.
+        .executableTarget(
+            name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
 
         // `make bench`: nimbusd and Debian's MPD side by side, ratios ours/MPD.
-        .executableTarget(name: "nimbus-bench", dependencies: ["TestSupport"], swiftSettings: strict),
+        .executableTarget(name: "nimbus-bench", dependencies: ["NimbusHarness", "NimbusSupport"], swiftSettings: strict),
 
-        .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
             name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
-        .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
-            name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusQueue", "NimbusModel", "NimbusSupport", "TestSupport"],
+            name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusQueue", "NimbusModel", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
-            name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "TestSupport"], swiftSettings: strict),
+            name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
             name: "NimbusStorageTests",
-            dependencies: ["NimbusStorage", "NimbusInput", "NimbusDecoder", "NimbusSupport", "TestSupport"],
+            dependencies: ["NimbusStorage", "NimbusInput", "NimbusDecoder", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",
             dependencies: [
-                "NimbusServer", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusProtocol",
-                "NimbusOutput", "NimbusStickers", "NimbusSupport", "TestSupport",
+                "NimbusServer", "NimbusDaemon", "NimbusConfig", "NimbusModel", "NimbusSupport", "NimbusHarness",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "TestSupport"],
+            name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusLibraryTests",
-            dependencies: ["NimbusLibrary", "NimbusProtocol", "NimbusModel", "NimbusStorage", "TestSupport"],
+            dependencies: ["NimbusLibrary", "NimbusProtocol", "NimbusModel", "NimbusStorage", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusPlayerTests",
-            dependencies: ["NimbusPlayer", "NimbusDecoder", "NimbusOutput", "NimbusInput", "NimbusModel", "TestSupport"],
+            dependencies: ["NimbusPlayer", "NimbusDecoder", "NimbusOutput", "NimbusInput", "NimbusModel", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "BindingsTests",
-            dependencies: ["CCurl", "CMpg123", "CVorbis", "CFLAC", "CALSA", "CSQLite", "TestSupport"],
+            dependencies: ["CCurl", "CMpg123", "CVorbis", "CFLAC", "CALSA", "CSQLite", "NimbusHarness"],
             swiftSettings: strict),
         // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
         .testTarget(
-            name: "DaemonTests", dependencies: ["nimbusd", "TestSupport"], exclude: ["Scripts"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["NimbusSupport"], path: "Tests/TestSupport", swiftSettings: strict),
+            name: "DaemonTests", dependencies: ["nimbusd", "NimbusHarness"], exclude: ["Scripts"], swiftSettings: strict),
+        .target(name: "NimbusHarness", dependencies: ["NimbusSupport"], swiftSettings: strict),
     ]
 )

@@ -5,6 +5,11 @@ import NimbusSupport
 public struct PasswordEntry: Equatable, Sendable {
     public let password: String
     public let permissions: Permission
+
+    public init(password: String, permissions: Permission) {
+        self.password = password
+        self.permissions = permissions
+    }
 }
 
 /// Everything the daemon reads from its config file, typed and validated, with the safe

@@ -47,6 +47,17 @@ public final class OutputRecord {
         }
     }
 
+    /// An output as its plugin defines it: the plugin's format when the block names none, and
+    /// no volume control for `mixer_type "hardware"` (MPD's default) on a plugin without one.
+    public convenience init(id: Int, configuration: OutputConfiguration, definition: OutputDefinition, explicitMixer: Bool) {
+        var configuration = configuration
+        if configuration.format == nil { configuration.format = definition.defaultFormat }
+        if definition.hardwareMixer == nil, configuration.mixer == .hardware { configuration.mixer = .none }
+        self.init(
+            id: id, configuration: configuration, attributes: definition.attributes,
+            hardwareMixer: definition.hardwareMixer?(), explicitHardware: explicitMixer, make: definition.make)
+    }
+
     /// What stays in a partition's list when the output moves to another partition: MPD's
     /// disabled `dummy` placeholder with the same name and id.
     public static func placeholder(for output: OutputRecord) -> OutputRecord {

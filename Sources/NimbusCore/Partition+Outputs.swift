@@ -24,7 +24,7 @@ extension Partition {
         for output in candidates where !output.setVolume(level) { failed = output }
         applyVolumes()
         onEvents(.mixer)
-        onStateChanged()
+        home.stateChanged()
         if let failed { throw .mixerFailed("Failed to set mixer for '\(failed.name)'") }
     }
 
@@ -55,14 +55,14 @@ extension Partition {
             applyVolumes()
         }
         onEvents([.output, .mixer])
-        onStateChanged()
+        home.stateChanged()
     }
 
     public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputFailure) {
         let output = try output(id: id)
         guard output.setAttribute(name, value) else { throw .unsupportedAttribute }
         onEvents(.output)
-        onStateChanged()
+        home.stateChanged()
     }
 
     /// The enabled outputs as the engine wants them (the first one keeps time).
@@ -98,6 +98,6 @@ extension Partition {
             applyVolumes()
         }
         onEvents([.output, .mixer])
-        onStateChanged()
+        home.stateChanged()
     }
 }

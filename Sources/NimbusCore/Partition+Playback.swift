@@ -181,7 +181,7 @@ extension Partition {
         queuedItem = item
         if tellingPlayer { engine.setNext(item, after: token) }
         // A cloud song's head and tail are fetched now, so the join is gapless.
-        if let item, let position = queue.position(ofID: item.queueID) { prefetch(queue[position].song) }
+        if let item, let position = queue.position(ofID: item.queueID) { home.songs.prefetch(queue[position].song) }
     }
 
     /// After a queue or option change: if the song named to follow the current one is no
@@ -223,9 +223,13 @@ extension Partition {
         }()
         tokens[token] = entry.id
         let start = (entry.range?.start ?? 0) + startOffset
+        var replayGain = home.replayGain
+        replayGain.mode = options.replayGainMode
+        replayGain.random = queue.random
+        let songs = home.songs, song = entry.song, settings = replayGain
         return PlayItem(
-            token: token, queueID: entry.id, uri: entry.song.uri, startMilliseconds: start,
-            endMilliseconds: entry.range?.end, open: opener(entry.song, options.replayGainMode, queue.random))
+            token: token, queueID: entry.id, uri: song.uri, startMilliseconds: start, endMilliseconds: entry.range?.end
+        ) { try songs.openDecoder(for: song, replayGain: settings) }
     }
 
     /// Elapsed time in the current song, relative to its range start.

@@ -1,4 +1,3 @@
-import NimbusDecoder
 import NimbusModel
 import NimbusPlayer
 import NimbusQueue
@@ -29,19 +28,10 @@ public final class Partition {
     public internal(set) var error: String?
     public internal(set) var state: PlayerState = .stop
     public var outputs: [OutputRecord] = []
-    /// How to open a queue entry for playing (set by whoever knows the storages).
-    /// The replay gain mode and whether the queue is shuffled come along (`auto` depends on it).
-    public var opener: @CoreActor (Song, _ replayGainMode: String, _ random: Bool) -> @Sendable () throws -> any AudioDecoder = {
-        song, _, _ in { throw DecoderError("No storage for \(song.uri)") }
-    }
-    /// Asks for a song's first bytes to be fetched ahead (the follower of the current song).
-    public var prefetch: @CoreActor (Song) -> Void = { _ in }
-    /// Idle events of this partition (player, playlist, options, mixer, output).
-    public var onEvents: @CoreActor (IdleEvents) -> Void = { _ in }
-    /// The queue, options or position changed in a way worth persisting.
-    public var onStateChanged: @CoreActor () -> Void = {}
+    /// The set this partition belongs to: where songs open, idle events and the state file.
+    unowned let home: PartitionSet
 
-    public let maxQueueLength: Int
+    public var maxQueueLength: Int { home.maxQueueLength }
     let engine: PlayerEngine
     private let reference: PartitionReference
     /// Player tokens → queue ids of the songs handed to the player since the last start.
@@ -63,9 +53,9 @@ public final class Partition {
     var playTimeAccumulated: UInt64 = 0
     var playingSince: UInt64?
 
-    public init(name: String, maxQueueLength: Int = 16384) {
+    init(name: String, home: PartitionSet) {
         self.name = name
-        self.maxQueueLength = maxQueueLength
+        self.home = home
         let reference = PartitionReference()
         engine = PlayerEngine { event in
             Task { @CoreActor in reference.partition?.handle(event) }
@@ -134,8 +124,10 @@ public final class Partition {
 
     func changed(_ events: IdleEvents) {
         onEvents(events)
-        onStateChanged()
+        home.stateChanged()
     }
+
+    func onEvents(_ events: IdleEvents) { home.events(events, of: self) }
 }
 
 /// Lets the player's event callback, created before the partition, find it later. Strong,

@@ -1,3 +1,4 @@
+import NimbusSupport
 import NimbusInput
 import NimbusModel
 
@@ -36,14 +37,12 @@ public struct ScanResult: Sendable {
     public init() {}
 }
 
-public struct DecoderError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public typealias DecoderError = DomainError<DecoderDomain>
+public enum DecoderDomain {}
 
-/// One audio format: which files it claims and how it reads their metadata. Playback
-/// decoding joins this interface with the player.
+/// One audio format: which files it claims (by suffix, or MIME type for a stream), how it reads
+/// their metadata, and how it decodes them for the player. Adding a format is one plugin in
+/// `Plugins/` and one line in `DecoderRegistry.standard`.
 public protocol DecoderPlugin: Sendable {
     var name: String { get }
     var suffixes: [String] { get }

@@ -1,3 +1,4 @@
+import NimbusSupport
 /// A blocking, seekable byte source: a local file, or a cloud file behind the range cache.
 /// Decoders and tag readers see only this, so the same code indexes and plays both.
 ///
@@ -17,11 +18,8 @@ public protocol InputStream: AnyObject {
 }
 
 /// Why a stream could not deliver: the message is what the log and `error:` show.
-public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public typealias InputError = DomainError<InputStreamDomain>
+public enum InputStreamDomain {}
 
 extension InputStream {
     /// Reads until `count` bytes or end of stream.

@@ -105,21 +105,3 @@ public struct Tag: Sendable, Hashable {
         items.append(TagItem(type, value))
     }
 }
-
-/// A playable item: a library file (URI relative to the music directory) or a URL.
-public struct Song: Sendable, Hashable {
-    public var uri: String
-    /// Seconds since 1970 of the file's last change, when known.
-    public var lastModified: Int64?
-    public var format: AudioFormat?
-    public var tag: Tag
-
-    public init(uri: String, lastModified: Int64? = nil, format: AudioFormat? = nil, tag: Tag = Tag()) {
-        self.uri = uri
-        self.lastModified = lastModified
-        self.format = format
-        self.tag = tag
-    }
-
-    public var isRemote: Bool { uri.contains("://") }
-}

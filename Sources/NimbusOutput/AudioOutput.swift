@@ -1,10 +1,8 @@
+import NimbusSupport
 import NimbusModel
 
-public struct OutputError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public typealias OutputError = DomainError<OutputDomain>
+public enum OutputDomain {}
 
 /// A sound sink driven by its own output thread. Every method may block (that is the point:
 /// a blocking write paces playback), so none of this is ever called from the core loop.

@@ -8,7 +8,7 @@ import NimbusSupport
 /// Accepts connections on every configured address and owns the clients.
 @CoreActor
 public final class Server {
-    public static let greeting = "OK MPD 0.23.5"
+    public static let greeting = ProtocolVersion.greeting
 
     public let context: ServerContext
     let table: CommandTable
@@ -101,7 +101,8 @@ public final class Server {
 
     private func register(fd: Int32, isLocal: Bool) {
         nextClientNumber += 1
-        let client = Client(number: nextClientNumber, fd: fd, isLocal: isLocal, server: self)
+        let address = isLocal ? "local socket" : ListeningSocket.peerAddress(of: fd)
+        let client = Client(number: nextClientNumber, fd: fd, isLocal: isLocal, address: address, server: self)
         do {
             // Unwatched when the client closes, which releases this strong capture.
             try reactor.watch(fd: fd, interest: .read) { events in client.handleEvents(events) }
@@ -113,7 +114,7 @@ public final class Server {
         clients[fd] = client
         context.idle.add(client)
         context.channels.register(client.mailbox)
-        context.logger.info("[\(client.number)] opened from \(isLocal ? "local socket" : "network")")
+        context.logger.info("[\(client.number)] opened from \(address)")
         client.start(greeting: Self.greeting)
     }
 

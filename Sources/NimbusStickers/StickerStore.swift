@@ -9,10 +9,7 @@ import NimbusSupport
 /// `synchronous=NORMAL`, so a change costs no fsync of its own (a crash keeps the file
 /// consistent; only the last changes before a power loss could be lost).
 public final class StickerStore {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public let message: String
-        public var description: String { message }
-    }
+    public typealias Failure = DomainError<StickerStore>
 
     /// `sticker find`'s comparisons in MPD 0.23 (string comparisons, as SQLite does them).
     public enum Comparison: String, Sendable {
@@ -27,7 +24,7 @@ public final class StickerStore {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
-            throw Failure(message: "Failed to open sticker database \"\(path)\": \(message)")
+            throw Failure("Failed to open sticker database \"\(path)\": \(message)")
         }
         sqlite3_busy_timeout(db, 2000)
         try execute("PRAGMA journal_mode=WAL")
@@ -125,6 +122,6 @@ public final class StickerStore {
     }
 
     private func failure() -> Failure {
-        Failure(message: "sticker database: " + String(cString: sqlite3_errmsg(db)))
+        Failure("sticker database: " + String(cString: sqlite3_errmsg(db)))
     }
 }

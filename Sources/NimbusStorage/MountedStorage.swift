@@ -60,4 +60,28 @@ public final class MountedStorage: Storage {
         let (storage, inner, mount) = route(path)
         return mount == nil ? storage.localPath(inner) : nil
     }
+
+    public func prefetch(_ path: String) {
+        let (storage, inner, _) = route(path)
+        storage.prefetch(inner)
+    }
+
+    public func pin(_ path: String) {
+        let (storage, inner, _) = route(path)
+        storage.pin(inner)
+    }
+
+    /// The first mount that cannot be reached; asked by every `status`, so without copying.
+    public var failure: String? {
+        if let failure = root.failure { return failure }
+        return mounts.withLock { mounts in
+            for storage in mounts.values { if let failure = storage.failure { return failure } }
+            return nil
+        }
+    }
+
+    public func flush() {
+        root.flush()
+        for storage in mounts.withLock({ Array($0.values) }) { storage.flush() }
+    }
 }

@@ -44,8 +44,12 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-/// Where music lives: the local music directory now, cloud accounts later. Paths are
-/// relative URIs with `/` separators, `""` being the root.
+/// Where music lives: the local music directory, a cloud account, or both mounted into one
+/// tree. Paths are relative URIs with `/` separators, `""` being the root.
+///
+/// Besides listing and opening, a storage says what it can do for a file behind a network:
+/// fetch it ahead, keep it on disk, report why it cannot be reached. A local folder does none
+/// of that (the defaults), and callers ask instead of checking which storage they hold.
 public protocol Storage: Sendable {
     /// Entries of a directory, in the storage's own order (readdir order for local folders,
     /// which is also the order MPD keeps songs in). Entries that cannot be used (loops,
@@ -57,10 +61,23 @@ public protocol Storage: Sendable {
     func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream
     /// The absolute file-system path, for storages that have one.
     func localPath(_ path: String) -> String?
+
+    /// Starts fetching what a player reads first of a file it will open soon (head and tail).
+    func prefetch(_ path: String)
+    /// Keeps a whole file on disk for offline use.
+    func pin(_ path: String)
+    /// Why the storage cannot be reached right now; nil when it can (or has no network).
+    var failure: String? { get }
+    /// Persists what the storage learnt from listings, so its files open offline next time.
+    func flush()
 }
 
 extension Storage {
     public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream { try open(path) }
+    public func prefetch(_ path: String) {}
+    public func pin(_ path: String) {}
+    public var failure: String? { nil }
+    public func flush() {}
 }
 
 /// Checks a relative URI from a client: no absolute paths, no `..` or `.` segments.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import TestSupport
+import NimbusHarness
+import NimbusSupport
 
 /// Issue 5's figures against MPD's curl storage on the same WebDAV files (Debian's nginx),
 /// each daemon behind its own proxy that adds 50 ms per request and counts the bytes:
@@ -223,7 +224,4 @@ final class LatencyProxy {
     }
 }
 
-struct BenchFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+typealias BenchFailure = DomainError<BenchReport>

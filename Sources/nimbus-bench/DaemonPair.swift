@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import NimbusHarness
 
 /// Both daemons started with the same generated config on their own ports.
 final class DaemonPair {

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 
 /// Issue 3's figures on a generated corpus: full and no-change update, the heavy queries,
 /// start-up with the database loaded and memory, for both daemons on the same files.

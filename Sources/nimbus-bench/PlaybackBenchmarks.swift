@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import NimbusHarness
 
 /// Issue 4's figures: decode throughput to an unpaced output (against the raw command-line
 /// decoders too), CPU per second of paced playback, playlistinfo and plchanges on a

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TestSupport
+import NimbusHarness
 
 /// Issue 2's figures: round trips, CPU per command, command lists, many connections, idle
 /// wake-up latency, memory after start.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 
 // `make bench`: runs Debian's MPD and this build's nimbusd side by side on the same machine and
 // prints each figure with the ratio ours/MPD. Never fails on a number; it only reports.

@@ -1,3 +1,5 @@
+import NimbusSupport
+
 /// `nimbusd [--no-daemon] [--stdout|--stderr] [--verbose] [CONFIG]`; MPD's flags are accepted so
 /// existing service files keep working. Nimbus always runs in the foreground.
 struct CommandLineOptions: Equatable {
@@ -7,9 +9,7 @@ struct CommandLineOptions: Equatable {
     var showVersion = false
     var showHelp = false
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias Failure = DomainError<CommandLineOptions>
 
     init(arguments: [String]) throws(Failure) {
         for argument in arguments {
@@ -20,9 +20,9 @@ struct CommandLineOptions: Equatable {
             case "-V", "--version": showVersion = true
             case "-h", "--help": showHelp = true
             case let option where option.hasPrefix("-"):
-                throw Failure(description: "unknown option \(option)")
+                throw Failure("unknown option \(option)")
             default:
-                guard configPath == nil else { throw Failure(description: "more than one config file given") }
+                guard configPath == nil else { throw Failure("more than one config file given") }
                 configPath = argument
             }
         }

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Glibc
 import NimbusConfig
+import NimbusDaemon
+import NimbusProtocol
 import NimbusSupport
 
 signal(SIGPIPE, SIG_IGN)
@@ -32,7 +34,7 @@ if options.showHelp {
     exit(0)
 }
 if options.showVersion {
-    print("Nimbus \(Version.string) (MPD protocol 0.23.5)")
+    print("Nimbus \(Version.string) (MPD protocol \(ProtocolVersion.current))")
     exit(0)
 }
 
@@ -55,17 +57,23 @@ do {
 let logger = Logger(level: configuration.logLevel, sink: { logFile.write($0) })
 for warning in configuration.warnings { logger.warning("config: \(warning)") }
 
+/// The running daemon, for signal handlers that may fire before start-up finished.
+@CoreActor
+enum Running {
+    static var daemon: Daemon?
+}
+
 let startup = DispatchSemaphore(value: 0)
 let finalConfiguration = configuration
 SignalHandlers.install { name in
     Task { @CoreActor in
-        guard let daemon = Daemon.current else { exit(0) }
+        guard let daemon = Running.daemon else { exit(0) }
         daemon.shutdown(reason: name)
     }
 }
 Task { @CoreActor in
-    let daemon = Daemon(configuration: finalConfiguration, logger: logger)
-    Daemon.current = daemon
+    let daemon = Daemon(configuration: finalConfiguration, logger: logger) { exit(0) }
+    Running.daemon = daemon
     do {
         try daemon.start()
     } catch {

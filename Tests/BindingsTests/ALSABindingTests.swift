@@ -1,6 +1,6 @@
 import CALSA
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Plays PCM through the real libasound into a file, using an ALSA `file` PCM defined in an

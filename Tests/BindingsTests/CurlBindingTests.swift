@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Exercises the libcurl shim's typed setopt/getinfo wrappers against the real library.

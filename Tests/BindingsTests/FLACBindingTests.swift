@@ -1,6 +1,6 @@
 import CFLAC
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Encodes PCM with libFLAC's stream encoder into memory and decodes it with the stream

@@ -1,6 +1,6 @@
 import CMpg123
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Decodes an MP3 made by Debian's lame through libmpg123's feed API.

@@ -1,6 +1,6 @@
 import CVorbis
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Encodes a sine with libvorbisenc into memory and decodes it back with libvorbisfile's

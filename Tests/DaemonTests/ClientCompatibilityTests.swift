@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Real clients from Debian against nimbusd: mpc (libmpdclient) and python3-mpd.

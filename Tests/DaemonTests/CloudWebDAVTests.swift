@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Cloud songs from a real WebDAV server (Debian's nginx with dav-ext, started here) mounted
@@ -115,10 +115,6 @@ final class CloudWebDAVTests: XCTestCase {
         return (daemon, capture, try daemon.connect())
     }
 
-    private func waitForStop(_ client: LineClient) {
-        XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains("state: stop") == true })
-    }
-
     private func assertContinuousSine(_ bytes: [UInt8], frames: Int, _ message: String) {
         let left = AudioFixtures.leftChannel(bytes)
         XCTAssertEqual(left.count, frames, "\(message): every frame once")
@@ -137,13 +133,13 @@ final class CloudWebDAVTests: XCTestCase {
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         assertContinuousSine(capture.bytes, frames: 521_000, "local → cloud → local")
         let firstPlay = server.bytesSent
 
         // Replaying moves no bytes: everything comes from the cache.
         XCTAssertEqual(try client.request("play 1"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         XCTAssertEqual(server.bytesSent, firstPlay, "a replay of a cached song transfers 0 bytes")
 
         // A stored playlist mixing both survives a restart.
@@ -164,12 +160,12 @@ final class CloudWebDAVTests: XCTestCase {
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         server = nil
         try daemon.restart()
         client = try daemon.connect()
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         assertContinuousSine(capture.bytes, frames: 521_000, "offline, from the cache")
         XCTAssertEqual(try client.request("update dav"), ["updating_db: 1", "OK"])
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("error: dav:") } == true })
@@ -189,7 +185,7 @@ final class CloudWebDAVTests: XCTestCase {
         for command in ["add a.wav", "add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         assertContinuousSine(capture.bytes, frames: 521_000, "through Digest authentication")
         let requests = server.requests
         XCTAssertTrue(requests.contains { $0.hasPrefix("PROPFIND 401") }, "the server asked for Digest: \(requests)")
@@ -364,7 +360,7 @@ final class CloudWebDAVTests: XCTestCase {
         let (_, capture, client) = try startCaptured(music: music, config: cloudConfig(server, secrets: secrets), songs: 1)
         XCTAssertEqual(try client.request("add dav/song.wav"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         assertContinuousSine(capture.bytes, frames: 88_200, "the first version")
         // Same name, other content and length, a second later.
         Thread.sleep(forTimeInterval: 1.1)
@@ -372,7 +368,7 @@ final class CloudWebDAVTests: XCTestCase {
         XCTAssertEqual(try client.request("update dav"), ["updating_db: 2", "OK"])
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         XCTAssertTrue(AudioFixtures.rampIndices(capture.bytes).elementsEqual(0..<66_150), "only the new version is heard")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// nimbusd as a process: config handling, listeners, signals, kill.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Runs protocol scripts against Debian's MPD and nimbusd started with the same config (and

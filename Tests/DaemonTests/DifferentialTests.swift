@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The same protocol scripts against Debian's MPD 0.23 and nimbusd; transcripts must match.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Database commands against Debian's MPD and nimbusd on the same generated fixture library.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The database as a process sees it: persistence, incremental updates, crashes, bad files.

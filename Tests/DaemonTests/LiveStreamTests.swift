@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Internet radio: a URL that answers with no length plays as it comes, chosen by its MIME

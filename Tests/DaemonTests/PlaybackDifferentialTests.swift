@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// What the player does at song ends (single, oneshot, consume, repeat, end of the queue),
@@ -12,11 +12,20 @@ final class PlaybackDifferentialTests: XCTestCase {
         try client.request("status").filter { line in !Self.timeFields.contains { line.hasPrefix($0) } }
     }
 
-    /// Runs `steps` on both daemons in lockstep; `wait` steps sleep, `status` steps compare.
+    /// Runs `steps` on both daemons in lockstep; `until` steps poll each daemon's status until
+    /// it shows the given lines, `compare` steps compare the two.
     private enum Step {
         case send(String)
-        case wait(Double)
+        case until([String])
+        /// The current song played past `seconds` and then started again (a repeat).
+        case restarted(after: Double)
         case compare(String)
+
+        static func showing(_ lines: String...) -> Step { .until(lines) }
+    }
+
+    private func elapsed(_ client: LineClient) -> Double? {
+        (try? client.request("status"))?.first { $0.hasPrefix("elapsed: ") }.flatMap { Double($0.dropFirst(9)) }
     }
 
     private func compare(_ steps: [Step]) throws {
@@ -37,8 +46,18 @@ final class PlaybackDifferentialTests: XCTestCase {
             switch step {
             case .send(let command):
                 for (index, client) in clients.enumerated() { XCTAssertEqual(try client.request(command), ["OK"], "\(command) on \(index == 0 ? "MPD" : "Nimbus")") }
-            case .wait(let seconds):
-                Thread.sleep(forTimeInterval: seconds)
+            case .until(let lines):
+                for (index, client) in clients.enumerated() {
+                    XCTAssertTrue(
+                        waitUntil(timeout: 20) { (try? status(client)).map { status in lines.allSatisfy(status.contains) } == true },
+                        "\(index == 0 ? "MPD" : "Nimbus") never showed \(lines)")
+                }
+            case .restarted(let seconds):
+                for (index, client) in clients.enumerated() {
+                    let name = index == 0 ? "MPD" : "Nimbus"
+                    XCTAssertTrue(waitUntil(timeout: 20) { (elapsed(client) ?? 0) > seconds }, "\(name) never played past \(seconds) s")
+                    XCTAssertTrue(waitUntil(timeout: 20) { (elapsed(client) ?? .infinity) < seconds / 2 }, "\(name) did not start the song again")
+                }
             case .compare(let label):
                 let expected = try status(clients[0])
                 let actual = try status(clients[1])
@@ -52,36 +71,37 @@ final class PlaybackDifferentialTests: XCTestCase {
     private let longQueue: [Step] = [.send("add x.wav"), .send("add y.wav"), .send("add z.wav")]
 
     func testEndOfQueue() throws {
-        try compare(queue + [.send("play 1"), .compare("playing"), .wait(2.6), .compare("after the last song")])
+        try compare(queue + [.send("play 1"), .compare("playing"), .showing("state: stop"), .compare("after the last song")])
     }
 
     func testSinglePausesAtTheStartOfTheNextSong() throws {
         try compare(
             queue + [
-                .send("single 1"), .send("play 0"), .wait(1.5), .compare("paused at the border"), .send("play"),
-                .wait(1.5), .compare("again"), .send("play 2"), .wait(1.5), .compare("single on the last song"),
+                .send("single 1"), .send("play 0"), .showing("state: pause", "song: 1"), .compare("paused at the border"),
+                .send("play"), .showing("state: pause", "song: 2"), .compare("again"), .send("play 2"),
+                .showing("state: stop"), .compare("single on the last song"),
             ])
     }
 
     func testOneshotSwitchesItselfOff() throws {
-        try compare(queue + [.send("single oneshot"), .send("play 1"), .wait(1.5), .compare("after oneshot")])
+        try compare(queue + [.send("single oneshot"), .send("play 1"), .showing("single: 0", "song: 2"), .compare("after oneshot")])
     }
 
     func testSingleWithRepeatRepeatsTheSong() throws {
         try compare(
-            queue + [.send("add long.wav"), .send("single 1"), .send("repeat 1"), .send("play 3"), .wait(2.6), .compare("repeating")])
+            queue + [.send("add long.wav"), .send("single 1"), .send("repeat 1"), .send("play 3"), .restarted(after: 1.5), .compare("repeating")])
     }
 
     func testConsumeRemovesPlayedSongs() throws {
         try compare(
             queue + [
-                .send("consume 1"), .send("play 0"), .wait(1.5), .compare("one consumed"), .wait(2.0),
-                .compare("all consumed"),
+                .send("consume 1"), .send("play 0"), .showing("playlistlength: 2"), .compare("one consumed"),
+                .showing("state: stop"), .compare("all consumed"),
             ])
     }
 
     func testRepeatWrapsAround() throws {
-        try compare(queue + [.send("repeat 1"), .send("play 2"), .wait(1.5), .compare("wrapped to the first song")])
+        try compare(queue + [.send("repeat 1"), .send("play 2"), .showing("song: 0"), .compare("wrapped to the first song")])
     }
 
     func testNextAndPreviousWhilePlaying() throws {

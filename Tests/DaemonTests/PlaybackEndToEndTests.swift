@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Real audio end to end: files generated here, decoded by nimbusd, played through libasound
@@ -27,10 +27,6 @@ final class PlaybackEndToEndTests: XCTestCase {
         return (daemon, capture, try daemon.connect())
     }
 
-    private func waitForStop(_ client: LineClient, timeout: Double = 20) {
-        XCTAssertTrue(waitUntil(timeout: timeout) { (try? client.request("status"))?.contains("state: stop") == true })
-    }
-
     func testASinePlaysWithTheRightLengthAndFrequency() throws {
         let music = TemporaryDirectory("nimbus-e2e")
         try AudioFixtures.writeSineWAV(to: music.file("sine.wav"), frames: 88_200, frequency: 1000)
@@ -39,7 +35,7 @@ final class PlaybackEndToEndTests: XCTestCase {
         let (_, capture, client) = try start(music: music, songs: 1)
         XCTAssertEqual(try client.request("add sine.flac"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         let left = AudioFixtures.leftChannel(capture.bytes)
         XCTAssertEqual(left.count, 88_200, "exactly two seconds")
         let crossings = zip(left, left.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
@@ -70,7 +66,7 @@ final class PlaybackEndToEndTests: XCTestCase {
         func played(mode: String) -> [Int16] {
             XCTAssertEqual(try? client.request("replay_gain_mode \(mode)"), ["OK"])
             XCTAssertEqual(try? client.request("play"), ["OK"])
-            waitForStop(client)
+            XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
             // The capture file starts again whenever the device is reopened: the last play is its end.
             return Array(AudioFixtures.leftChannel(capture.bytes).suffix(22_050))
         }
@@ -92,7 +88,7 @@ final class PlaybackEndToEndTests: XCTestCase {
             XCTAssertEqual(try client.request("add \(file)"), ["OK"])
             // From stopped, seek starts the song at the target: the first frame heard must be it.
             XCTAssertEqual(try client.request("seek \(index) 1.25"), ["OK"])
-            waitForStop(client)
+            XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
             let played = AudioFixtures.rampIndices(capture.bytes)
             XCTAssertEqual(played.first, 55_125, file)
             XCTAssertEqual(played.count, 132_300 - 55_125, file)
@@ -112,7 +108,7 @@ final class PlaybackEndToEndTests: XCTestCase {
             XCTAssertEqual(try client.request("play"), ["OK"])
             Thread.sleep(forTimeInterval: 0.4)
             XCTAssertEqual(try client.request("seekcur 8"), ["OK"])
-            waitForStop(client)
+            XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
             let played = AudioFixtures.rampIndices(capture.bytes)
             guard let jump = played.indices.dropLast().first(where: { played[$0 + 1] != played[$0] + 1 }) else {
                 return XCTFail("\(file): no seek in the output")
@@ -144,7 +140,7 @@ final class PlaybackEndToEndTests: XCTestCase {
             XCTAssertEqual(try client.request("add a.\(format)"), ["OK"])
             XCTAssertEqual(try client.request("add b.\(format)"), ["OK"])
             XCTAssertEqual(try client.request("play"), ["OK"])
-            waitForStop(client)
+            XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
             let left = AudioFixtures.leftChannel(capture.bytes)
             XCTAssertEqual(left.count, first + second, "\(format): no frame inserted or dropped")
             // A one-frame slip at 2 kHz shifts the phase by 16 degrees: an error of ~0.28 of
@@ -176,7 +172,7 @@ final class PlaybackEndToEndTests: XCTestCase {
         }
         try FileManager.default.removeItem(atPath: music.file("gone.wav"))
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         let status = try client.request("status")
         XCTAssertTrue(status.contains { $0.hasPrefix("error: ") }, "\(status)")
         let played = AudioFixtures.rampIndices(capture.bytes)
@@ -201,7 +197,7 @@ final class PlaybackEndToEndTests: XCTestCase {
         }
         try FileManager.default.removeItem(atPath: music.file("gone.wav"))
         XCTAssertEqual(try client.request("play"), ["OK"])
-        waitForStop(client)
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         let error = try client.request("status").first { $0.hasPrefix("error: ") } ?? ""
         XCTAssertTrue(error.contains("gone.wav"), error)
         let played = AudioFixtures.rampIndices(capture.bytes)

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 
 /// A protocol conversation replayed verbatim against a server, recording what came back, so
 /// the same script can be compared between Debian's MPD and nimbusd.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Queue, option, output and stored-playlist commands against Debian's MPD and nimbusd on the

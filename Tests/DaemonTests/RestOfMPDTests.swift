@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Stickers, partitions, mounts, neighbors and the complete command list, against MPD 0.23.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The state file: queue, current song and position, options, volume and outputs survive a

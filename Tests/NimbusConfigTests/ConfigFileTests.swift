@@ -1,5 +1,5 @@
 import NimbusConfig
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class ConfigFileTests: XCTestCase {

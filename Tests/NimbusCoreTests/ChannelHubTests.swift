@@ -1,7 +1,7 @@
 import NimbusCore
 import NimbusModel
 import NimbusSupport
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class ChannelHubTests: XCTestCase {

@@ -1,5 +1,5 @@
 import NimbusCore
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Stored playlists as .m3u files.

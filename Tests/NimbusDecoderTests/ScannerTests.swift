@@ -1,7 +1,7 @@
 import NimbusDecoder
 import NimbusInput
 import NimbusModel
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class ScannerTests: XCTestCase {

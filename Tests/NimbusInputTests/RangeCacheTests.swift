@@ -2,7 +2,7 @@ import Foundation
 import NimbusInput
 import NimbusSupport
 import Synchronization
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The range cache with an in-memory remote that counts what it sends and can misbehave.

@@ -1,7 +1,7 @@
 @testable import NimbusLibrary
 import NimbusModel
 import NimbusStorage
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class DatabaseTests: XCTestCase {

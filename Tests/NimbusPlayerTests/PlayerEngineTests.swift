@@ -5,7 +5,7 @@ import NimbusModel
 import NimbusOutput
 import NimbusPlayer
 import Synchronization
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The engine with real decoders and ALSA's `file` plugin (configured in-process) as output.

@@ -1,5 +1,5 @@
 import NimbusServer
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The command table is MPD's single source of truth: sorted, unique, and every row has a
@@ -20,17 +20,26 @@ final class CommandTableTests: XCTestCase {
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
         "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: add") },
         "config": { s, _ in
-            XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: /srv/music", "OK"])
+            XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: \(s.musicDirectory)", "OK"])
         },
         "decoders": { _, c in
-            XCTAssertEqual(try c.request("decoders"), ["plugin: flac", "suffix: flac", "mime_type: audio/flac", "OK"])
+            let lines = try c.request("decoders")
+            XCTAssertEqual(lines.filter { $0.hasPrefix("plugin: ") }, ["plugin: mpg123", "plugin: vorbis", "plugin: flac", "plugin: wave"])
+            let flac = try XCTUnwrap(lines.firstIndex(of: "plugin: flac"))
+            XCTAssertEqual(lines[flac + 1], "suffix: flac")
+            XCTAssertTrue(lines[flac...].prefix { $0 != "plugin: wave" }.contains("mime_type: audio/flac"))
         },
         "idle": { s, c in
             try c.send("idle update\n")
             try s.emit(.update)
             XCTAssertEqual(try c.readResponse(), ["changed: update", "OK"])
         },
-        "kill": { _, _ in /* covered by DaemonTests.testKillShutsDownCleanly, which needs its own process */ },
+        "kill": { s, c in
+            XCTAssertEqual(try c.request("ping"), ["OK"])
+            XCTAssertEqual(try c.sendAndReadUntilClosed("kill\n"), "")
+            XCTAssertTrue(waitUntil { s.hasShutDown }, "kill did not shut the daemon down")
+            XCTAssertThrowsError(try s.connect(), "the daemon still accepts connections after kill")
+        },
         "notcommands": { _, c in XCTAssertEqual(try c.request("notcommands"), ["OK"]) },
         "password": { _, c in XCTAssertEqual(try c.request("password nope"), ["ACK [3@0] {password} incorrect password"]) },
         "ping": { _, c in XCTAssertEqual(try c.request("ping"), ["OK"]) },

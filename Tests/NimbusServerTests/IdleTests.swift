@@ -1,5 +1,5 @@
 import NimbusModel
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class IdleTests: XCTestCase {

@@ -1,4 +1,4 @@
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class LimitTests: XCTestCase {

@@ -1,5 +1,6 @@
+import NimbusConfig
 import NimbusModel
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class PermissionTests: XCTestCase {
@@ -7,7 +8,7 @@ final class PermissionTests: XCTestCase {
 
     override func setUpWithError() throws {
         server = try TestServer {
-            $0.passwords = ["secret": [.read], "boss": .all]
+            $0.passwords = [PasswordEntry(password: "secret", permissions: [.read]), PasswordEntry(password: "boss", permissions: .all)]
             $0.defaultPermissions = []
             $0.localPermissions = [.read]
         }
@@ -53,7 +54,7 @@ final class PermissionTests: XCTestCase {
         XCTAssertEqual(try client.request("status").last, "OK")
         XCTAssertEqual(try client.request("config"), [#"ACK [4@0] {config} you don't have permission for "config""#])
         XCTAssertEqual(try client.request("password boss"), ["OK"])
-        XCTAssertEqual(try client.request("config"), ["music_directory: /srv/music", "OK"])
+        XCTAssertEqual(try client.request("config"), ["music_directory: \(server.musicDirectory)", "OK"])
     }
 
     func testPermissionIsCheckedBeforeArity() throws {

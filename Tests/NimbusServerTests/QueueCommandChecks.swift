@@ -1,4 +1,4 @@
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The command-table checks for the queue, player, options, outputs and stored playlists.

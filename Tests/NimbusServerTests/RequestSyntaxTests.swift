@@ -1,4 +1,4 @@
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// The tokenizer and ACK rules as a client meets them over TCP.

@@ -1,4 +1,4 @@
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// Idle clients cost descriptors, not threads.

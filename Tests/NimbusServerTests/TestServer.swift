@@ -1,68 +1,63 @@
 import Foundation
-import NimbusCore
-import NimbusDecoder
-import NimbusLibrary
+import NimbusConfig
+import NimbusDaemon
+import NimbusHarness
 import NimbusModel
-import NimbusOutput
-import NimbusStorage
 import NimbusServer
-import NimbusStickers
 import NimbusSupport
-import TestSupport
 
-/// A real server on the core loop, listening on an ephemeral 127.0.0.1 port and a Unix socket
-/// in a temporary directory; stopped when the value goes away.
+/// A real daemon on the core loop, built by the same assembly as `nimbusd`, listening on an
+/// ephemeral 127.0.0.1 port and a Unix socket in a temporary directory, with a paced null
+/// output; stopped when the value goes away.
 final class TestServer: @unchecked Sendable {
-    // Invariant: `server` is only touched through onCore (the loop thread).
-    private let server: Server
+    // Invariant: `daemon` is only touched through onCore (the loop thread).
+    private let daemon: Daemon
     let port: Int
     let directory: TemporaryDirectory
+    let musicDirectory: String
     var socketPath: String { directory.file("socket") }
+    /// Set when the daemon shut itself down (`kill`).
+    private let shutDown = LockedFlag()
 
-    /// `musicDirectory`: serve a library of that folder (scanned before init returns).
-    init(musicDirectory: String? = nil, _ configure: (inout ServerSettings) -> Void = { _ in }) throws {
+    /// `musicDirectory`: serve a library of that folder (scanned before init returns);
+    /// without one the music directory is an empty folder.
+    init(musicDirectory: String? = nil, _ configure: (inout DaemonConfiguration) -> Void = { _ in }) throws {
         let directory = TemporaryDirectory("nimbus-server")
-        var settings = ServerSettings(bindAddresses: ["127.0.0.1", directory.file("socket")], port: 0)
-        settings.musicDirectory = "/srv/music"
-        configure(&settings)
-        let frozen = settings
-        self.directory = directory
-        server = try onCore {
-            let context = ServerContext(
-                settings: frozen, logger: .silent, idle: IdleBus(reactor: CoreActor.loop.reactor))
-            context.decoders = [DecoderDescription(name: "flac", suffixes: ["flac"], mimeTypes: ["audio/flac"])]
-            context.urlSchemes = ["http://", "https://"]
-            if let musicDirectory {
-                let library = MusicLibrary(
-                    storage: LocalStorage(root: musicDirectory), registry: .standard, musicDirectory: musicDirectory,
-                    databasePath: nil, logger: .silent)
-                library.onEvents = { context.idle.emit($0) }
-                context.library = library
-                try library.update("")
-                SongSources.install(in: context, library: library, registry: .standard)
-            }
-            context.playlists = PlaylistStore(directory: directory.path, musicDirectory: musicDirectory)
-            context.stickers = try StickerStore(path: directory.file("sticker.sql"))
-            context.defaultPartition.outputs = [
-                OutputRecord(id: 0, configuration: OutputConfiguration(name: "silence", type: "null", mixer: .software)) {
-                    NullOutput(paced: true)
+        let music = musicDirectory ?? directory.file("music")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        var configuration = try DaemonConfiguration.from(
+            ConfigFile.parse(
+                """
+                audio_output {
+                    type "null"
+                    name "silence"
+                    mixer_type "software"
                 }
-            ]
-            let server = Server(context: context)
-            try server.start()
-            return server
+                """), home: directory.path)
+        configuration.musicDirectory = music
+        configuration.bindAddresses = ["127.0.0.1", directory.file("socket")]
+        configuration.port = 0
+        configuration.zeroconfEnabled = false
+        configure(&configuration)
+        let frozen = configuration, flag = shutDown
+        self.directory = directory
+        self.musicDirectory = music
+        daemon = try onCore {
+            let daemon = Daemon(configuration: frozen, logger: .silent) { flag.set() }
+            try daemon.start()
+            return daemon
         }
-        let server = self.server
-        port = try onCore { server.boundTCPPort! }
-        if musicDirectory != nil {
-            _ = waitUntil { (try? onCore { server.context.library?.updatingJobID == nil }) == true }
-        }
+        let daemon = self.daemon
+        port = try onCore { daemon.server.boundTCPPort! }
+        _ = waitUntil { (try? onCore { daemon.library.updatingJobID == nil }) == true }
     }
 
     deinit {
-        let server = self.server
-        _ = try? onCore { server.stop() }
+        let daemon = self.daemon
+        _ = try? onCore { daemon.shutdown(reason: "test finished") }
     }
+
+    var hasShutDown: Bool { shutDown.isSet }
 
     func connect() throws -> LineClient {
         let (client, greeting) = try LineClient.connected(.tcp(host: "127.0.0.1", port: port))
@@ -77,13 +72,13 @@ final class TestServer: @unchecked Sendable {
     /// Raises idle events as if the core had changed something; several in one call happen
     /// within one loop iteration, like the changes of one command.
     func emit(_ events: IdleEvents...) throws {
-        let server = self.server
-        try onCore { for event in events { server.context.idle.emit(event) } }
+        let daemon = self.daemon
+        try onCore { for event in events { daemon.server.context.idle.emit(event) } }
     }
 
     var clientCount: Int {
-        let server = self.server
-        return (try? onCore { server.clientCount }) ?? -1
+        let daemon = self.daemon
+        return (try? onCore { daemon.server.clientCount }) ?? -1
     }
 
     var commandNames: [String] { CommandTable.standard.commands.map(\.name) }

@@ -1,4 +1,4 @@
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class UnixSocketTests: XCTestCase {
@@ -7,7 +7,7 @@ final class UnixSocketTests: XCTestCase {
         let (client, greeting) = try LineClient.connected(.unix(path: server.socketPath))
         XCTAssertEqual(greeting, "OK MPD 0.23.5")
         XCTAssertEqual(try client.request("ping"), ["OK"])
-        XCTAssertEqual(try client.request("config"), ["music_directory: /srv/music", "OK"])
+        XCTAssertEqual(try client.request("config"), ["music_directory: \(server.musicDirectory)", "OK"])
     }
 
     func testSocketFileIsWorldConnectable() throws {

@@ -3,7 +3,7 @@ import NimbusDecoder
 import NimbusInput
 import NimbusStorage
 import NimbusSupport
-import TestSupport
+import NimbusHarness
 import XCTest
 
 /// A WebDAV account through `CloudStorage` and the range cache, in process, so the bytes a

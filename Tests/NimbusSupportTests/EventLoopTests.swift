@@ -1,7 +1,7 @@
 import Glibc
 import NimbusSupport
 import Synchronization
-import TestSupport
+import NimbusHarness
 import XCTest
 
 final class EventLoopTests: XCTestCase {

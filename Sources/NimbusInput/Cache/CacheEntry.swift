@@ -3,32 +3,6 @@ import Glibc
 import NimbusSupport
 import Synchronization
 
-/// A fetch of one range of one entry, run by a fetcher thread. Readers wait on the entry
-/// for the bytes they need and are woken as each chunk lands, not when the whole range did.
-final class FetchJob: @unchecked Sendable {
-    // Invariant: `position`, `finished` and `error` are only touched with the entry's
-    // condition locked; `cancelled` is atomic.
-    let entry: CacheEntry
-    let range: Range<Int64>
-    let purpose: FetchPurpose
-    let sequence: UInt64
-    var position: Int64
-    var finished = false
-    var error: InputError?
-    let cancelled = Atomic<Bool>(false)
-
-    init(entry: CacheEntry, range: Range<Int64>, purpose: FetchPurpose, sequence: UInt64) {
-        self.entry = entry
-        self.range = range
-        self.purpose = purpose
-        self.sequence = sequence
-        self.position = range.lowerBound
-    }
-
-    func cancel() { cancelled.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
-}
-
 /// One version of one remote file on disk: a sparse data file the size of the file and the
 /// journal of the ranges in it that are real. Shared by every reader of that file (two
 /// partitions, a decoder and the tag scanner): a byte is fetched once, by one job, and
@@ -106,7 +80,7 @@ public final class CacheEntry: @unchecked Sendable {
     // MARK: reading
 
     /// Reads at `offset`, waiting for (and if needed starting) the fetch of missing bytes.
-    /// `plan` says how much to fetch and whether to read ahead for a sequential reader.
+    /// `reader` says how much to fetch and whether to read ahead (a sequential player is).
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, reader: ReaderState) throws(InputError) -> Int {
         guard buffer.count > 0 else { return 0 }
         let interrupt = ReadInterrupt.current

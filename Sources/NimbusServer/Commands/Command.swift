@@ -5,8 +5,8 @@ import NimbusSupport
 /// What a handler tells the session to do next.
 public enum CommandResult: Sendable {
     case ok
-    /// The client is now idling; no `OK` until an event or `noidle`.
-    case idle
+    /// The client now idles on these events; no `OK` until one happens or `noidle`.
+    case idle(IdleEvents)
     /// Close without flushing (`close`).
     case close
     /// Stop the daemon (`kill`).

@@ -64,7 +64,6 @@ enum ConnectionCommands {
             }
             events.formUnion(event)
         }
-        call.client.enterIdle(events.isEmpty ? .all : events)
-        return .idle
+        return .idle(events.isEmpty ? .all : events)
     }
 }

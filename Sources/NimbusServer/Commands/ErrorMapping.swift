@@ -1,6 +1,7 @@
 import NimbusCore
 import NimbusLibrary
 import NimbusProtocol
+import NimbusSources
 import NimbusSupport
 
 /// The one place where domain errors become ACK codes and messages.
@@ -30,6 +31,12 @@ enum ErrorMapping {
             switch error {
             case .noSuchOutput: return ProtocolError(.noExist, "No such audio output")
             case .unsupportedAttribute: return ProtocolError(.argument, "Unsupported attribute")
+            }
+        case let error as SongSourceError:
+            switch error {
+            case .noCover: return ProtocolError(.noExist, "No file exists")
+            case .noSuchSong: return ProtocolError(.noExist, "No such song")
+            case .unreadable(let message): return ProtocolError(.system, message)
             }
         case is MusicLibrary.UpdateQueueFull:
             return ProtocolError(.updateAlready, "Update queue is full")

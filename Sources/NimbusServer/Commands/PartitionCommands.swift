@@ -9,7 +9,7 @@ enum PartitionCommands {
     nonisolated static let all: [Command] = [
         Command("partition", .read, arguments: 1...1, handler: switchPartition),
         Command("listpartitions", .read, arguments: 0...0) { call, out in
-            for partition in call.context.partitions { out.field("partition", partition.name) }
+            for partition in call.context.partitions.all { out.field("partition", partition.name) }
             return .ok
         },
         Command("newpartition", .admin, arguments: 1...1, handler: newPartition),
@@ -18,7 +18,7 @@ enum PartitionCommands {
     ]
 
     static func switchPartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        guard let partition = call.context.partition(named: call[0]) else {
+        guard let partition = call.context.partitions.named(call[0]) else {
             throw ProtocolError(.noExist, "partition does not exist")
         }
         call.client.partition = partition
@@ -36,32 +36,31 @@ enum PartitionCommands {
     static func newPartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let name = call[0]
         guard isValidName(name) else { throw ProtocolError.argument("bad name") }
-        guard call.context.partition(named: name) == nil else { throw ProtocolError(.exist, "name already exists") }
-        call.context.addPartition(Partition(name: name, maxQueueLength: call.context.settings.maxPlaylistLength))
+        guard call.context.partitions.named(name) == nil else { throw ProtocolError(.exist, "name already exists") }
+        call.context.partitions.add(named: name)
         call.context.idle.emit(.partition)
         return .ok
     }
 
     static func deletePartition(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        guard let partition = call.context.partition(named: call[0]) else {
+        guard let partition = call.context.partitions.named(call[0]) else {
             throw ProtocolError(.noExist, "no such partition")
         }
-        guard partition !== call.context.defaultPartition else {
+        guard partition !== call.context.partitions.defaultPartition else {
             throw ProtocolError(.unknown, "cannot delete the default partition")
         }
         guard !call.client.server.allClients.contains(where: { $0.partition === partition }) else {
             throw ProtocolError(.unknown, "partition still has clients")
         }
         guard !partition.hasOutputs else { throw ProtocolError(.unknown, "partition still has outputs") }
-        partition.shutdown()
-        call.context.removePartition(partition)
+        call.context.partitions.remove(partition)
         call.context.idle.emit(.partition)
         return .ok
     }
 
     static func moveOutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let target = call.client.partition
-        let found = call.context.partitions.lazy.compactMap { partition in
+        let found = call.context.partitions.all.lazy.compactMap { partition in
             partition.outputs.first { $0.name == call[0] && !$0.isPlaceholder }.map { (partition, $0) }
         }.first
         guard let (source, output) = found else { throw ProtocolError(.noExist, "No such output") }

@@ -30,12 +30,12 @@ enum ReflectionCommands {
     }
 
     static func urlHandlers(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for scheme in call.context.urlSchemes { out.field("handler", scheme) }
+        for scheme in call.context.songs.urlSchemes { out.field("handler", scheme) }
         return .ok
     }
 
     static func decoders(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for plugin in call.context.decoders {
+        for plugin in call.context.songs.decoders {
             out.field("plugin", plugin.name)
             for suffix in plugin.suffixes { out.field("suffix", suffix) }
             for mime in plugin.mimeTypes { out.field("mime_type", mime) }

@@ -21,7 +21,7 @@ enum SongLookup {
         if uri == "/" { uri = "" }
         if uri.hasPrefix("file://") { uri.removeFirst("file://".count) }
         if uri.contains("://") {
-            guard let song = call.context.remoteSong(uri) else { throw ProtocolError.argument("Unsupported URI scheme") }
+            guard let song = call.context.songs.remoteSong(uri) else { throw ProtocolError.argument("Unsupported URI scheme") }
             return [song]
         }
         if uri.hasPrefix("/") {
@@ -47,7 +47,7 @@ enum SongLookup {
                 return song
             }
         }
-        guard let song = call.context.localFileSong(path) else { throw ProtocolError(.noExist, "No such song") }
+        guard let song = call.context.songs.localFileSong(path) else { throw ProtocolError(.noExist, "No such song") }
         return song
     }
 }

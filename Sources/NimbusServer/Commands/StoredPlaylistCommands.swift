@@ -62,7 +62,7 @@ enum StoredPlaylistCommands {
     /// A playlist entry as a song: library songs with their tags, URLs as they are; entries
     /// whose file is gone are skipped (and stay in the playlist file).
     static func resolve(_ entry: String, _ call: CommandCall) -> Song? {
-        if entry.contains("://") { return call.context.remoteSong(entry) }
+        if entry.contains("://") { return call.context.songs.remoteSong(entry) }
         guard StoragePath.isSafe(entry), let song = call.context.library?.database.song(at: entry) else {
             call.context.logger.info("playlist entry not found: \(entry)")
             return nil
@@ -109,33 +109,5 @@ enum StoredPlaylistCommands {
         let from = Int(try Arguments.unsigned(call[1]))
         let to = Int(try Arguments.unsigned(call[2]))
         return try edit(call) { try $0.move(call[0], from: from, to: to) }
-    }
-}
-
-/// findadd, searchadd (into the queue) and searchaddpl (into a stored playlist).
-@CoreActor
-enum SearchAddCommands {
-    nonisolated static let all: [Command] = [
-        Command("findadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary) { call, out in
-            try addToQueue(call, foldCase: false)
-        },
-        Command("searchadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary) { call, out in
-            try addToQueue(call, foldCase: true)
-        },
-        Command("searchaddpl", .control, arguments: 2...2, unlimited: true, available: DatabaseCommands.hasLibrary) { call, _ in
-            let database = try DatabaseCommands.library(call).database
-            let query = try QueryArguments.parse(call.arguments.dropFirst(), foldCase: true)
-            let uris = try database.find(query.evaluator, sort: query.sort, window: query.window).map(\.uri)
-            return try StoredPlaylistCommands.edit(call) { try $0.add(call[0], entries: uris) }
-        },
-    ]
-
-    private static func addToQueue(_ call: CommandCall, foldCase: Bool) throws -> CommandResult {
-        let database = try DatabaseCommands.library(call).database
-        let partition = call.client.partition
-        let query = try QueryArguments.parse(call.arguments[...], foldCase: foldCase, allowPosition: true)
-        let position = try query.position.map { try QueueCommands.insertPosition($0, partition) }
-        try partition.add(try database.find(query.evaluator, sort: query.sort, window: query.window), at: position)
-        return .ok
     }
 }

@@ -26,8 +26,13 @@ public final class CloudAccounts: Sendable {
     private let stateDirectory: String
     private let logger: Logger
     private let storages = Mutex<[String: CloudStorage]>([:])
+    private let providers: CloudProviderRegistry
 
-    public init(accounts: [Account], cache: RangeCache, stateDirectory: String, logger: Logger) {
+    public init(
+        accounts: [Account], cache: RangeCache, stateDirectory: String, logger: Logger,
+        providers: CloudProviderRegistry = .standard
+    ) {
+        self.providers = providers
         self.accounts = Dictionary(accounts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.cache = cache
         self.stateDirectory = stateDirectory
@@ -67,44 +72,10 @@ public final class CloudAccounts: Sendable {
     }
 
     private func makeProvider(_ account: Account) throws(StorageError) -> any CloudProvider {
-        switch account.type {
-        case "webdav":
-            guard let url = account.settings["url"] else { throw StorageError(.io, "\(account.name): no url") }
-            var credentials: HTTPRequest.Authentication?
-            if let user = account.settings["user"] {
-                let password = try Secrets.read(account.settings["password_file"], account: account.name, kind: "password")
-                credentials = .password(user: user, password: password)
-            }
-            var base = url.hasSuffix("/") ? url : url + "/"
-            if account.root != "/" { base += HTTPHelpers.encode(String(account.root.drop { $0 == "/" })) + "/" }
-            return WebDAVProvider(account: account.name, baseURL: base, credentials: credentials, pool: pool)
-        case "yandex-disk":
-            let base = account.settings["api_url"] ?? "https://cloud-api.yandex.net"
-            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://oauth.yandex.ru/token", scheme: "OAuth")
-            return YandexDiskProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
-        case "dropbox":
-            let base = account.settings["api_url"] ?? "https://api.dropboxapi.com"
-            let content = account.settings["content_url"] ?? "https://content.dropboxapi.com"
-            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://api.dropboxapi.com/oauth2/token")
-            return DropboxProvider(account: account.name, root: account.root, base: base, content: content, tokens: tokens, pool: pool)
-        case "google-drive":
-            let base = account.settings["api_url"] ?? "https://www.googleapis.com"
-            let tokens = try tokens(account, url: account.settings["token_url"] ?? "https://oauth2.googleapis.com/token")
-            return GoogleDriveProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
-        case "onedrive":
-            let base = account.settings["api_url"] ?? "https://graph.microsoft.com/v1.0"
-            let tokens = try tokens(
-                account, url: account.settings["token_url"] ?? "https://login.microsoftonline.com/common/oauth2/v2.0/token")
-            return OneDriveProvider(account: account.name, root: account.root, base: base, tokens: tokens, pool: pool)
-        default:
+        guard let plugin = providers.plugin(forType: account.type) else {
             throw StorageError(.io, "\(account.name): cloud type \"\(account.type)\" is not supported")
         }
-    }
-
-    private func tokens(_ account: Account, url: String, scheme: String = "Bearer") throws(StorageError) -> OAuthTokens {
-        try OAuthTokens(
-            account: account.name, file: account.settings["token_file"], tokenURL: url, scheme: scheme,
-            clientID: account.settings["client_id"], pool: pool)
+        return try plugin.make(ProviderContext(account: account, pool: pool))
     }
 }
 

@@ -3,8 +3,8 @@ import Glibc
 import NimbusProtocol
 import NimbusSupport
 
-/// Socket side of a client: non-blocking reads into the 8 KiB line buffer, one write per batch
-/// of responses, backpressure by not reading while output is unsent, and the idle-aware timeout.
+/// Socket side of a client: non-blocking reads into the session's line buffer, one write per
+/// batch of responses, backpressure by not reading while output is unsent, and the timeout.
 extension Client {
     func start(greeting: String) {
         output.line(greeting)
@@ -15,7 +15,7 @@ extension Client {
     func handleEvents(_ events: UInt32) {
         if events & EPOLLOUT.rawValue != 0 { writePending() }
         if isClosed { return }
-        if awaitingWork {
+        if session.isAwaitingDeferred {
             // Not reading until the deferred answer is out; a peer that hung up is gone.
             if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { closeNow() }
             return
@@ -29,14 +29,16 @@ extension Client {
 
     private func readAvailable() {
         while !isClosed {
-            let free = Self.inputCapacity - inputCount
-            if free == 0 {
+            var free = 0
+            let fd = self.fd
+            let (fits, received) = session.receive { buffer in
+                free = buffer.count
+                return recv(fd, buffer.baseAddress!, buffer.count, 0)
+            }
+            guard fits else {
                 context.logger.warning("[\(number)] request line too long; closing")
                 closeNow()
                 return
-            }
-            let received = input.withUnsafeMutableBytes { raw in
-                recv(fd, raw.baseAddress! + inputCount, free, 0)
             }
             if received == 0 {
                 // Peer closed: answer what already arrived, then go.
@@ -48,12 +50,10 @@ extension Client {
                 if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { closeNow() }
                 return
             }
-            inputCount += received
-            lastActivity = MonotonicClock.now()
             processInput()
             // A short read drained the socket: epoll will say when more arrives, which saves
             // a recv that would only return EAGAIN on every request.
-            if writeBlocked || received < free { return }
+            if writeBlocked || session.isAwaitingDeferred || received < free { return }
         }
     }
 
@@ -80,6 +80,7 @@ extension Client {
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     if !writeBlocked { server.reactor.change(fd: fd, interest: .write) }
                     writeBlocked = true
+                    session.outputBlocked = true
                     return
                 }
                 if errno == EINTR { continue }
@@ -90,6 +91,7 @@ extension Client {
         }
         let wasBlocked = writeBlocked
         writeBlocked = false
+        session.outputBlocked = false
         unsent = []
         unsentOffset = 0
         if closeAfterFlush {
@@ -97,7 +99,7 @@ extension Client {
             return
         }
         if wasBlocked {
-            guard !awaitingWork else { return server.reactor.change(fd: fd, interest: []) }
+            guard !session.isAwaitingDeferred else { return server.reactor.change(fd: fd, interest: []) }
             server.reactor.change(fd: fd, interest: .read)
             // Lines that arrived while we were blocked are still in the buffer.
             processInput()
@@ -123,9 +125,9 @@ extension Client {
     private func timeoutFired() {
         guard !isClosed else { return }
         let limit = UInt64(context.settings.connectionTimeout) * 1_000_000_000
-        let silent = MonotonicClock.now() - lastActivity
-        if idleWaiting || awaitingWork || silent < limit {
-            let remaining = idleWaiting || awaitingWork ? limit : limit - silent
+        let silent = MonotonicClock.now() - session.lastActivity
+        if session.isExemptFromTimeout || silent < limit {
+            let remaining = session.isExemptFromTimeout ? limit : limit - silent
             timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
             return
         }

@@ -77,3 +77,14 @@ public final class NullOutput: AudioOutput {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }
+
+/// `type "null"`: discards audio at real time, or as fast as it comes with `sync "no"`.
+public struct NullOutputPlugin: OutputPlugin {
+    public let type = "null"
+    public init() {}
+
+    public func configure(_ configuration: OutputConfiguration) throws(OutputError) -> OutputDefinition {
+        let paced = configuration.flag("sync", default: true)
+        return OutputDefinition { NullOutput(paced: paced) }
+    }
+}

@@ -166,3 +166,14 @@ public final class LineClient {
         return fd
     }
 }
+
+extension LineClient {
+    /// Polls `status` until it shows every one of `lines` (`state: stop`, `song: 2`), for at
+    /// most `timeout` seconds; false if it never did.
+    public func waitForStatus(_ lines: String..., timeout: Double = 30) -> Bool {
+        waitUntil(timeout: timeout) {
+            guard let status = try? request("status") else { return false }
+            return lines.allSatisfy(status.contains)
+        }
+    }
+}

@@ -77,3 +77,18 @@ public final class FifoOutput: AudioOutput {
     public var delayFrames: Int { clock.delayFrames }
     public func interrupt() { clock.interrupt() }
 }
+
+/// `type "fifo"`: raw PCM into `path`, by default in the format snapserver expects.
+public struct FifoOutputPlugin: OutputPlugin {
+    public let type = "fifo"
+    public init() {}
+
+    public func configure(_ configuration: OutputConfiguration) throws(OutputError) -> OutputDefinition {
+        guard let path = configuration.settings["path"] else {
+            throw OutputError("fifo output \"\(configuration.name)\" without \"path\"")
+        }
+        return OutputDefinition(defaultFormat: AudioFormatPattern(sampleRate: 48000, sample: .s16, channels: 2)) {
+            FifoOutput(path: path)
+        }
+    }
+}

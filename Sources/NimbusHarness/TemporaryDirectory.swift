@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 
 /// A fresh directory under /tmp removed when the value goes away.
@@ -52,4 +53,12 @@ public func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
         usleep(5_000)
     }
     return condition()
+}
+
+/// A flag one thread sets and another polls (a callback that fired).
+public final class LockedFlag: Sendable {
+    private let value = Mutex(false)
+    public init() {}
+    public func set() { value.withLock { $0 = true } }
+    public var isSet: Bool { value.withLock { $0 } }
 }

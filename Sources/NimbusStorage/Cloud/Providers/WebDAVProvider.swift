@@ -129,3 +129,22 @@ extension String {
         return String(text)
     }
 }
+
+/// `type "webdav"`: `url`, and `user` with `password_file` (or the environment) when the
+/// share needs a login; `root` is a folder below the URL.
+struct WebDAVProviderPlugin: CloudProviderPlugin {
+    let type = "webdav"
+
+    func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
+        let account = context.account
+        guard let url = account.settings["url"] else { throw StorageError(.io, "\(account.name): no url") }
+        var credentials: HTTPRequest.Authentication?
+        if let user = account.settings["user"] {
+            let password = try Secrets.read(account.settings["password_file"], account: account.name, kind: "password")
+            credentials = .password(user: user, password: password)
+        }
+        var base = url.hasSuffix("/") ? url : url + "/"
+        if account.root != "/" { base += HTTPHelpers.encode(String(account.root.drop { $0 == "/" })) + "/" }
+        return WebDAVProvider(account: account.name, baseURL: base, credentials: credentials, pool: context.pool)
+    }
+}

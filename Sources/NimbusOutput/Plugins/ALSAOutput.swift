@@ -131,3 +131,23 @@ public final class ALSAOutput: AudioOutput {
         return snd_pcm_hw_params_can_pause(parameters) != 0
     }
 }
+
+/// `type "alsa"`: `device` (default `default`), a hardware mixer on its card (`mixer_device`,
+/// `mixer_control`), and the `allowed_formats` and `dop` attributes MPD offers.
+public struct ALSAOutputPlugin: OutputPlugin {
+    public let type = "alsa"
+    public init() {}
+
+    public func configure(_ configuration: OutputConfiguration) throws(OutputError) -> OutputDefinition {
+        let settings = configuration.settings
+        let device = settings["device"] ?? "default"
+        let mixerDevice = settings["mixer_device"] ?? device, control = settings["mixer_control"]
+        return OutputDefinition(
+            hardwareMixer: { ALSAMixer(device: mixerDevice, control: control) },
+            attributes: [
+                ("allowed_formats", settings["allowed_formats"] ?? ""),
+                ("dop", configuration.flag("dop", default: false) ? "1" : "0"),
+            ]
+        ) { ALSAOutput(device: device) }
+    }
+}

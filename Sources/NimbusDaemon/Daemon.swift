@@ -1,0 +1,235 @@
+import Foundation
+import NimbusConfig
+import NimbusCore
+import NimbusDecoder
+import NimbusInput
+import NimbusLibrary
+import NimbusOutput
+import NimbusProtocol
+import NimbusServer
+import NimbusSources
+import NimbusStickers
+import NimbusStorage
+import NimbusSupport
+import NimbusZeroconf
+
+/// The composition root: builds every service from the configuration and wires them. The
+/// executable and the in-process test server both build their daemon here, so the tests run
+/// the wiring users get.
+@CoreActor
+public final class Daemon {
+    public let configuration: DaemonConfiguration
+    public let logger: Logger
+    public let server: Server
+    public let library: MusicLibrary
+    public let partitions: PartitionSet
+    let cloud: CloudAccounts
+    let mounted: MountedStorage
+    let mounts: Mounts
+    /// (account, folder) kept entirely on disk.
+    let pins: [(account: String, folder: String)]
+    private var watcher: LibraryWatcher?
+    /// Set while the first scan of a new database runs: the queue is restored after it, so
+    /// its songs can be found.
+    private var pendingRestore = false
+    private var stopped = false
+    private var announcer: ServiceAnnouncer?
+    /// After a clean shutdown (the executable exits here).
+    private let onShutdown: @CoreActor () -> Void
+
+    public init(
+        configuration: DaemonConfiguration, logger: Logger, decoders: DecoderRegistry = .standard,
+        outputs: OutputRegistry = .standard, onShutdown: @escaping @CoreActor () -> Void = {}
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.onShutdown = onShutdown
+        let idle = IdleBus(reactor: CoreActor.loop.reactor)
+        var warnings: [String] = []
+        let accounts = configuration.cloud(warnings: &warnings)
+        for warning in warnings { logger.warning("config: \(warning)") }
+        cloud = CloudAccounts(
+            accounts: accounts.map { CloudAccounts.Account(name: $0.name, type: $0.type, root: $0.root, settings: $0.settings) },
+            cache: RangeCache(
+                directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize, logger: logger.domain("cache")),
+            stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"))
+        mounted = MountedStorage(
+            root: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks))
+        library = MusicLibrary(
+            storage: mounted, registry: decoders, musicDirectory: configuration.musicDirectory,
+            databasePath: configuration.databaseFile, logger: logger.domain("update"))
+        let songs = SongSources(storage: mounted, registry: decoders, http: HTTPFiles(accounts: cloud))
+        partitions = PartitionSet(
+            idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength)
+        partitions.keepState(
+            at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
+        partitions.defaultPartition.outputs = OutputSetup.outputs(
+            from: configuration.audioOutputs, registry: outputs, logger: logger.domain("output"))
+        partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
+        mounts = Mounts(
+            storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))
+        mounts.restore(accounts: accounts.filter(\.mountAtStart).map(\.name))
+        pins = accounts.flatMap { account in account.pins.map { (account.name, $0) } }
+        let relay = KillRelay()
+        var services = ServerServices(partitions: partitions, songs: songs, library: library, mounts: mounts) {
+            relay.daemon?.shutdown(reason: "kill command")
+        }
+        services.playlists = PlaylistStore(
+            directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
+            musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths)
+        services.stickers = Self.openStickers(configuration, logger: logger)
+        server = Server(
+            context: ServerContext(
+                settings: Self.serverSettings(configuration), logger: logger.domain("client"), idle: idle, services: services))
+        library.onEvents = { idle.emit($0) }
+        // Weak: an update thread or a timer may outlive an in-process daemon that was stopped.
+        library.onInstalled = { [weak self] _ in self?.installed() }
+        relay.daemon = self
+    }
+
+    /// Loads (or builds) the database, restores the state file, starts listening.
+    public func start() throws(SystemError) {
+        for directory in [configuration.playlistDirectory, configuration.cacheDirectory]
+            + [configuration.databaseFile, configuration.stateFile, configuration.stickerFile].map(Self.parent)
+        {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var scanning = false
+        if !library.load() {
+            if FileManager.default.fileExists(atPath: configuration.musicDirectory) {
+                scanning = (try? library.update("")) != nil
+            } else {
+                logger.warning("music directory \"\(configuration.musicDirectory)\" does not exist")
+            }
+        }
+        if scanning {
+            pendingRestore = true
+        } else {
+            restoreState()
+        }
+        if configuration.autoUpdate {
+            watcher = LibraryWatcher(
+                library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
+                logger: logger.domain("inotify"))
+        }
+        try server.start()
+        logger.notice("Nimbus \(Version.string) ready; protocol \(ProtocolVersion.current)")
+        logTrafficPeriodically(previous: nil)
+        announceOnTheLAN()
+    }
+
+    /// Stops serving, saves the state file and stops every player; then `onShutdown`.
+    public func shutdown(reason: String) {
+        guard !stopped else { return }
+        stopped = true
+        logger.notice("shutting down (\(reason))")
+        if let summary = cloud.cache.counters.summary { logger.domain("cache").notice("traffic: \(summary)") }
+        announcer?.stop()
+        server.stop()
+        partitions.shutdown()
+        onShutdown()
+    }
+
+    /// A new database is in place: refresh the watcher, persist listings, pin, restore.
+    private func installed() {
+        watcher?.refresh()
+        mounted.flush()
+        pinFolders()
+        if pendingRestore {
+            pendingRestore = false
+            restoreState()
+        }
+    }
+
+    /// Library songs are looked up again (a file removed meanwhile is dropped); URLs and
+    /// files named by absolute path come back as saved.
+    private func restoreState() {
+        let database = library.database
+        partitions.restore(restorePaused: configuration.restorePaused) { entry in
+            if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
+            return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
+        }
+    }
+
+    /// Songs in pinned folders are fetched whole, at the lowest priority, and never evicted.
+    private func pinFolders() {
+        let database = library.database
+        for (account, folder) in pins {
+            let base = folder.isEmpty || folder == "/" ? account : account + "/" + folder.drop { $0 == "/" }
+            guard database.directory(at: base) != nil else { continue }
+            database.visit(base, recursive: true, directory: { _, _ in }) { path, song in
+                self.mounted.pin(StoragePath.join(path, song.name))
+            }
+        }
+    }
+
+    /// Zeroconf as MPD has it (`zeroconf_enabled`, `zeroconf_name`), except that a daemon
+    /// listening only on loopback addresses is not announced: nobody on the LAN could connect.
+    private func announceOnTheLAN() {
+        guard configuration.zeroconfEnabled else { return }
+        let network = configuration.bindAddresses.filter { !$0.hasPrefix("/") && !$0.hasPrefix("@") }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
+        guard network.contains(where: { !loopback.contains($0.lowercased()) }) else {
+            logger.info("zeroconf: listening on loopback only; not announcing")
+            return
+        }
+        announcer = ServiceAnnouncer(name: configuration.zeroconfName, port: configuration.port, logger: logger.domain("zeroconf"))
+    }
+
+    /// What the cloud accounts cost in network bytes, and what the cache saved: logged once a
+    /// minute when it changed, and at shutdown.
+    private func logTrafficPeriodically(previous: String?) {
+        let summary = cloud.cache.counters.summary
+        if let summary, summary != previous { logger.domain("cache").info("traffic: \(summary)") }
+        CoreActor.loop.reactor.schedule(after: .seconds(60)) { [weak self] in
+            guard let self, !self.stopped else { return }
+            self.logTrafficPeriodically(previous: summary)
+        }
+    }
+
+    private static func openStickers(_ configuration: DaemonConfiguration, logger: Logger) -> StickerStore? {
+        try? FileManager.default.createDirectory(atPath: parent(configuration.stickerFile), withIntermediateDirectories: true)
+        do {
+            return try StickerStore(path: configuration.stickerFile)
+        } catch {
+            logger.error("\(error); stickers are disabled")
+            return nil
+        }
+    }
+
+    private static func parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+
+    private static func replayGain(_ configuration: DaemonConfiguration) -> ReplayGainSettings {
+        var settings = ReplayGainSettings()
+        settings.preamp = configuration.replayGainPreamp
+        settings.missingPreamp = configuration.replayGainMissingPreamp
+        settings.limit = configuration.replayGainLimit
+        return settings
+    }
+
+    static func serverSettings(_ config: DaemonConfiguration) -> ServerSettings {
+        ServerSettings(
+            bindAddresses: config.bindAddresses,
+            port: config.port,
+            passwords: Dictionary(config.passwords.map { ($0.password, $0.permissions) }, uniquingKeysWith: { $1 }),
+            defaultPermissions: config.defaultPermissions,
+            localPermissions: config.localPermissions,
+            connectionTimeout: config.connectionTimeout,
+            maxConnections: config.maxConnections,
+            maxCommandListSize: config.maxCommandListSize,
+            maxOutputBufferSize: config.maxOutputBufferSize,
+            musicDirectory: config.musicDirectory,
+            maxPlaylistLength: config.maxPlaylistLength)
+    }
+}
+
+/// Lets `kill`, wired before the daemon exists, reach it.
+@CoreActor
+private final class KillRelay {
+    weak var daemon: Daemon?
+}
+
+/// The daemon's own version (the protocol version is `ProtocolVersion.current`).
+public enum Version {
+    public static let string = "0.1.0"
+}

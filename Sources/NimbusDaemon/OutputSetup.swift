@@ -1,0 +1,73 @@
+import NimbusConfig
+import NimbusCore
+import NimbusModel
+import NimbusOutput
+import NimbusSupport
+
+/// Builds the outputs from `audio_output` blocks as MPD reads them. A block Nimbus cannot
+/// use (unknown plugin, missing name or path) is skipped with a warning instead of stopping
+/// the daemon; without any block, ALSA's default device is used, named as MPD names it.
+@CoreActor
+enum OutputSetup {
+    static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, logger: Logger) -> [OutputRecord] {
+        guard !blocks.isEmpty else {
+            let configuration = OutputConfiguration(
+                name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware)
+            return [record(id: 0, configuration, registry: registry, explicitMixer: false, at: nil, logger: logger)].compactMap { $0 }
+        }
+        var records: [OutputRecord] = []
+        for block in blocks {
+            guard let configuration = configuration(of: block, logger: logger) else { continue }
+            if let record = record(
+                id: records.count, configuration, registry: registry, explicitMixer: block.value("mixer_type") != nil,
+                at: block.location, logger: logger)
+            {
+                records.append(record)
+            }
+        }
+        return records
+    }
+
+    private static func configuration(of block: ConfigBlock, logger: Logger) -> OutputConfiguration? {
+        guard let type = block.value("type") else {
+            logger.warning("config: \(block.location): audio_output without \"type\"; ignored")
+            return nil
+        }
+        guard let name = block.value("name") else {
+            logger.warning("config: \(block.location): audio_output without \"name\"; ignored")
+            return nil
+        }
+        var settings: [String: String] = [:]
+        for param in block.params { settings[param.name] = param.value }
+        let mixer = block.value("mixer_type").flatMap { MixerKind(rawValue: $0 == "null" ? "none" : $0) } ?? .hardware
+        var format: AudioFormatPattern?
+        if let text = block.value("format") {
+            guard case let (rate, sample, channels)? = AudioFormat.parse(text) else {
+                logger.warning("config: \(block.location): bad format \"\(text)\"; ignored")
+                return nil
+            }
+            format = AudioFormatPattern(sampleRate: rate, sample: sample, channels: channels)
+        }
+        let enabled = block.value("enabled").map { ["yes", "true", "1"].contains($0) } ?? true
+        return OutputConfiguration(name: name, type: type, settings: settings, mixer: mixer, format: format, enabled: enabled)
+    }
+
+    private static func record(
+        id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool,
+        at location: ConfigLocation?, logger: Logger
+    ) -> OutputRecord? {
+        let prefix = location.map { "config: \($0): " } ?? "config: "
+        guard let plugin = registry.plugin(forType: configuration.type) else {
+            logger.warning(
+                prefix + "output plugin \"\(configuration.type)\" is not supported by Nimbus; \"\(configuration.name)\" ignored")
+            return nil
+        }
+        do {
+            let definition = try plugin.configure(configuration)
+            return OutputRecord(id: id, configuration: configuration, definition: definition, explicitMixer: explicitMixer)
+        } catch {
+            logger.warning(prefix + "\(error.message); ignored")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Glibc
+import NimbusSupport
+import Synchronization
+
+/// A fetch of one range of one entry, run by a fetcher thread. Readers wait on the entry
+/// for the bytes they need and are woken as each chunk lands, not when the whole range did.
+final class FetchJob: @unchecked Sendable {
+    // Invariant: `position`, `finished` and `error` are only touched with the entry's
+    // condition locked; `cancelled` is atomic.
+    let entry: CacheEntry
+    let range: Range<Int64>
+    let purpose: FetchPurpose
+    let sequence: UInt64
+    var position: Int64
+    var finished = false
+    var error: InputError?
+    let cancelled = Atomic<Bool>(false)
+
+    init(entry: CacheEntry, range: Range<Int64>, purpose: FetchPurpose, sequence: UInt64) {
+        self.entry = entry
+        self.range = range
+        self.purpose = purpose
+        self.sequence = sequence
+        self.position = range.lowerBound
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}

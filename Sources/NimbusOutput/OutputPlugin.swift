@@ -1,0 +1,55 @@
+import NimbusModel
+
+/// How a configured output is built: what the player creates on its thread, the format it
+/// defaults to, its volume control and its `outputset` attributes.
+public struct OutputDefinition: Sendable {
+    /// Creates the output on the output thread's first use (outputs own C handles).
+    public var make: @Sendable () -> any AudioOutput
+    /// The format used when the block gives none (nil: the song's own).
+    public var defaultFormat: AudioFormatPattern?
+    /// Opens the plugin's hardware volume control; nil for plugins that have none, for which
+    /// `mixer_type "hardware"` (MPD's default) means no volume control at all.
+    public var hardwareMixer: (@Sendable () -> ALSAMixer?)?
+    /// `outputset` attributes in the order `outputs` prints them.
+    public var attributes: [(name: String, value: String)]
+
+    public init(
+        defaultFormat: AudioFormatPattern? = nil, hardwareMixer: (@Sendable () -> ALSAMixer?)? = nil,
+        attributes: [(name: String, value: String)] = [], make: @escaping @Sendable () -> any AudioOutput
+    ) {
+        self.make = make
+        self.defaultFormat = defaultFormat
+        self.hardwareMixer = hardwareMixer
+        self.attributes = attributes
+    }
+}
+
+/// One output plugin: the `type` of an `audio_output` block and how to build it. Adding a
+/// plugin is one file in `Plugins/` and one line in `OutputRegistry.standard`.
+public protocol OutputPlugin: Sendable {
+    var type: String { get }
+    /// Builds the output a block describes; throws for a block that cannot work (logged, skipped).
+    func configure(_ configuration: OutputConfiguration) throws(OutputError) -> OutputDefinition
+}
+
+/// The output plugins in the order MPD lists them, handed to the assembly.
+public struct OutputRegistry: Sendable {
+    public let plugins: [any OutputPlugin]
+
+    public init(_ plugins: [any OutputPlugin]) { self.plugins = plugins }
+
+    public static let standard = OutputRegistry([ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin()])
+
+    public func plugin(forType type: String) -> (any OutputPlugin)? { plugins.first { $0.type == type } }
+}
+
+extension OutputConfiguration {
+    /// A yes/no setting as MPD reads it; anything else keeps the default.
+    public func flag(_ key: String, default fallback: Bool) -> Bool {
+        switch settings[key] {
+        case "yes", "true", "1": true
+        case "no", "false", "0": false
+        default: fallback
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import NimbusDecoder
+import NimbusModel
+
+/// Where the player gets a decoder for a queued song. The assembly hands one implementation
+/// (storage → input → decoder → ReplayGain) to every partition, so neither the core nor the
+/// protocol layer opens files.
+public protocol SongOpening: Sendable {
+    /// Runs on the decoder thread and may block on the network.
+    func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder
+    /// Asks for what the player will read first of a song soon to play; returns at once.
+    func prefetch(_ song: Song)
+}

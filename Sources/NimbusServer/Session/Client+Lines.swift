@@ -1,0 +1,130 @@
+import NimbusProtocol
+import NimbusSupport
+
+/// Running what the session machine decides: each request line is tokenized, looked up,
+/// checked for permission and arity and handed to its handler; a failure becomes one ACK.
+extension Client {
+    /// Runs every complete line in the input buffer, then sends all responses in one write.
+    func processInput() {
+        defer { flush() }
+        while !isClosed, let action = session.next(now: MonotonicClock.now()) {
+            switch action {
+            case .execute(let line, let index, let deferrable):
+                let completion = execute(line, index: index, deferrable: deferrable)
+                session.completed(completion, now: MonotonicClock.now())
+            case .writeOK:
+                output.ok()
+            case .writeListOK:
+                output.listOK()
+            case .answerIdle(let fired):
+                writeIdleAnswer(fired)
+            case .close(let reason):
+                log(reason)
+                closeNow()
+            case .finish:
+                closeAfterFlush = true
+            case .kill:
+                closeNow()
+                context.shutdown()
+            }
+        }
+    }
+
+    private func log(_ reason: SessionMachine.CloseReason) {
+        switch reason {
+        case .malformedRequest: context.logger.warning("[\(number)] malformed command")
+        case .commandDuringIdle: context.logger.warning("[\(number)] command during idle")
+        case .commandListTooLong: context.logger.error("[\(number)] command list size is larger than the max")
+        case .lineTooLong: context.logger.warning("[\(number)] request line too long; closing")
+        case .outputBufferFull: context.logger.error("[\(number)] Output buffer is full")
+        }
+    }
+
+    private func execute(_ line: ArraySlice<UInt8>, index: Int, deferrable: Bool) -> SessionMachine.Completion {
+        let request: Tokenizer.Request
+        do {
+            request = try Tokenizer.tokenize(line)
+        } catch .notACommand {
+            return .close(.malformedRequest)
+        } catch .invalidCommandName {
+            output.ack(ProtocolError(.unknown, "Invalid word character"), index: index, command: "")
+            return .finish
+        } catch .tooManyArguments {
+            output.ack(.argument("Too many arguments"), index: index, command: "")
+            return .failed
+        } catch {
+            output.ack(ProtocolError(.unknown, error.message), index: index, command: "")
+            return .failed
+        }
+        guard let command = server.table.lookup(request.name) else {
+            output.ack(ProtocolError(.unknown, "unknown command \"\(request.name)\""), index: index, command: "")
+            return .failed
+        }
+        do {
+            guard command.permits(permission) else {
+                throw ProtocolError(.permission, "you don't have permission for \"\(command.name)\"")
+            }
+            try command.checkArity(request.arguments.count)
+            let result = try invoke(command, arguments: request.arguments)
+            if outputOverflows { return .close(.outputBufferFull) }
+            switch result {
+            case .ok: return .ok
+            case .idle(let subscriptions): return .idle(subscriptions)
+            case .close: return .finish
+            case .kill: return .kill
+            case .deferred(let work):
+                guard deferrable else {
+                    output.append(try work())
+                    return outputOverflows ? .close(.outputBufferFull) : .ok
+                }
+                startDeferred(work, command: command.name)
+                return .deferred
+            }
+        } catch {
+            output.ack(ErrorMapping.protocolError(for: error), index: index, command: command.name)
+            return outputOverflows ? .close(.outputBufferFull) : .failed
+        }
+    }
+
+    /// Hands the pending output to the handler as its response buffer, so writing a field costs
+    /// an append to a local value rather than an access to this object.
+    private func invoke(_ command: Command, arguments: [String]) throws -> CommandResult {
+        var response = ResponseWriter()
+        swap(&response, &output)
+        defer { output = response }
+        return try command.handler(CommandCall(arguments: arguments, client: self, context: context), &response)
+    }
+
+    private func startDeferred(_ work: @escaping @Sendable () throws -> ResponseWriter, command: String) {
+        if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
+        BlockingWork.shared.submit {
+            let result = Result { try work() }
+            Task { @CoreActor in self.finishDeferred(result, command: command) }
+        }
+    }
+
+    /// The deferred command's answer, then whatever the client sent meanwhile.
+    private func finishDeferred(_ result: Result<ResponseWriter, any Error>, command: String) {
+        guard !isClosed else { return }
+        switch result {
+        case .success(let response):
+            output.append(response)
+            if outputOverflows {
+                log(.outputBufferFull)
+                return closeNow()
+            }
+            session.deferredFinished(succeeded: true, now: MonotonicClock.now())
+        case .failure(let error):
+            output.ack(ErrorMapping.protocolError(for: error), index: 0, command: command)
+            session.deferredFinished(succeeded: false, now: MonotonicClock.now())
+        }
+        guard !writeBlocked else { return flush() }
+        server.reactor.change(fd: fd, interest: .read)
+        processInput()
+    }
+
+    /// MPD closes a connection whose pending output would exceed its buffer.
+    private var outputOverflows: Bool {
+        output.count + unsent.count - unsentOffset > context.settings.outputLimit
+    }
+}

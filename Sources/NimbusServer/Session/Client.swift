@@ -1,0 +1,81 @@
+import Glibc
+import NimbusCore
+import NimbusModel
+import NimbusProtocol
+import NimbusSupport
+
+/// One connected MPD client: its socket and its per-connection settings (permissions, tag
+/// mask, binary limit, partition, mailbox). The protocol rules live in `SessionMachine`; this
+/// object only moves bytes and runs commands. Lives on the core loop; costs a descriptor and
+/// a few buffers, never a thread.
+@CoreActor
+public final class Client: IdleListener {
+    public let number: Int
+    /// Connected through a Unix socket (MPD's "local client").
+    public let isLocal: Bool
+    /// The peer's address, as logged (`127.0.0.1:46208`, `local socket`).
+    public let address: String
+    public var permission: Permission
+    public var tagMask: TagMask
+    public var binaryLimit = 8192
+    public var output = ResponseWriter()
+    /// The partition this client controls (`partition NAME` switches).
+    public var partition: Partition
+    public private(set) lazy var mailbox = Mailbox { [unowned self] in self.addIdle(.message) }
+
+    let fd: Int32
+    unowned let server: Server
+    let context: ServerContext
+    var session: SessionMachine
+    var unsent: [UInt8] = []
+    var unsentOffset = 0
+    /// The socket refused more output; reading pauses until it drains.
+    var writeBlocked = false
+    var notifyScheduled = false
+    var timeoutTimer: TimerID?
+    public internal(set) var isClosed = false
+    var closeAfterFlush = false
+
+    init(number: Int, fd: Int32, isLocal: Bool, address: String, server: Server) {
+        self.number = number
+        self.fd = fd
+        self.isLocal = isLocal
+        self.address = address
+        self.server = server
+        self.context = server.context
+        let settings = server.context.settings
+        self.permission = isLocal ? settings.localPermissions : settings.defaultPermissions
+        self.tagMask = settings.enabledTags
+        self.partition = server.context.partitions.defaultPartition
+        session = SessionMachine(commandListLimit: settings.maxCommandListSize, now: MonotonicClock.now())
+    }
+
+    public var idlePartition: String { partition.name }
+
+    /// Tags this client sees in song records: its mask within the server's enabled tags.
+    public var visibleTags: TagMask { tagMask.intersection(context.settings.enabledTags) }
+
+    // MARK: idle
+
+    public func idleEventsOccurred(_ events: IdleEvents) {
+        addIdle(events)
+    }
+
+    /// Records `events` for this client and, if it idles on any of them, answers once at the end
+    /// of the loop iteration.
+    public func addIdle(_ events: IdleEvents) {
+        guard !isClosed, session.idleEventsOccurred(events), !notifyScheduled else { return }
+        notifyScheduled = true
+        server.reactor.atEndOfIteration {
+            self.notifyScheduled = false
+            guard !self.isClosed, let fired = self.session.takeIdleAnswer(now: MonotonicClock.now()) else { return }
+            self.writeIdleAnswer(fired)
+            self.flush()
+        }
+    }
+
+    func writeIdleAnswer(_ fired: IdleEvents) {
+        for name in fired.names { output.field("changed", name) }
+        output.ok()
+    }
+}

@@ -1,0 +1,289 @@
+import NimbusModel
+import NimbusProtocol
+
+/// MPD's line discipline for one connection as a value: bytes and events go in, actions come
+/// out, and nothing here touches a socket, so every rule is tested without one.
+///
+/// The rules (MPD's client_process_line): a request line must fit the 8 KiB input buffer;
+/// `noidle` ends an idle with `OK` and is ignored otherwise; any other line during idle
+/// closes the connection; `command_list_begin`/`command_list_ok_begin` … `command_list_end`
+/// collect lines up to `max_command_list_size` and run them in order, stopping at the first
+/// failure; a single command may answer later (deferred), and nothing more is read meanwhile.
+struct SessionMachine {
+    /// What the connection must do next.
+    enum Action: Equatable {
+        /// Run one request line; report the outcome with `completed(_:)` before asking again.
+        /// `index` is its position in a command list (0 outside one); only a command outside a
+        /// list may be `deferrable`.
+        case execute(line: ArraySlice<UInt8>, index: Int, deferrable: Bool)
+        case writeOK
+        case writeListOK
+        /// Write one `changed:` line per event, then `OK`.
+        case answerIdle(IdleEvents)
+        /// Drop the connection, discarding unsent output.
+        case close(CloseReason)
+        /// Send what is pending, then drop the connection.
+        case finish
+        /// Stop the daemon (`kill`).
+        case kill
+    }
+
+    enum CloseReason: Equatable {
+        case malformedRequest, commandDuringIdle, commandListTooLong, lineTooLong, outputBufferFull
+    }
+
+    /// How an `execute` went.
+    enum Completion: Equatable {
+        case ok
+        /// An ACK was written.
+        case failed
+        /// The command put the client into idle on these events.
+        case idle(IdleEvents)
+        /// The answer comes later from another thread (`deferredFinished`).
+        case deferred
+        case close(CloseReason)
+        case finish
+        case kill
+    }
+
+    /// MPD's input buffer: a request line, newline included, must fit.
+    static let inputCapacity = 8192
+
+    private enum Mode {
+        case ready
+        case collecting(CommandListBuilder)
+        /// Running a collected list; `next` is the line to run after the current one.
+        case runningList(CommandListBuilder, next: Int)
+        case idle(IdleEvents)
+        case deferred
+        case closed
+    }
+
+    private var input = [UInt8](repeating: 0, count: SessionMachine.inputCapacity)
+    private var inputCount = 0
+    /// Bytes before this have been taken as lines.
+    private var consumed = 0
+    private var mode = Mode.ready
+    /// An `execute` was handed out and its completion is due.
+    private var executing = false
+    /// Actions decided but not yet handed out, oldest first.
+    private var queued: [Action] = []
+    /// Events that happened since the client last heard of them.
+    private(set) var pendingIdle: IdleEvents = []
+    /// The socket refused output: nothing more is read or run until it drains.
+    var outputBlocked = false
+    /// When the last complete line arrived or an answer went out (the timeout's clock): a line
+    /// trickling in byte by byte is silence.
+    private(set) var lastActivity: UInt64
+    let commandListLimit: Int
+
+    init(commandListLimit: Int, now: UInt64) {
+        self.commandListLimit = commandListLimit
+        lastActivity = now
+    }
+
+    // MARK: input
+
+    /// Lets `read` fill the free part of the buffer; false when there is no room, because
+    /// the pending line is longer than MPD allows (the connection must close).
+    mutating func receive(_ read: (UnsafeMutableRawBufferPointer) -> Int) -> (fits: Bool, count: Int) {
+        compact()
+        let free = Self.inputCapacity - inputCount
+        guard free > 0 else { return (false, 0) }
+        let start = inputCount
+        let count = input.withUnsafeMutableBytes { raw in read(UnsafeMutableRawBufferPointer(rebasing: raw[start...])) }
+        if count > 0 { inputCount += count }
+        return (true, count)
+    }
+
+    private mutating func compact() {
+        guard consumed > 0 else { return }
+        let remaining = inputCount - consumed
+        if remaining > 0 {
+            let from = consumed
+            input.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.update(from: buffer.baseAddress! + from, count: remaining)
+            }
+        }
+        inputCount = remaining
+        consumed = 0
+    }
+
+    // MARK: driving
+
+    var isClosed: Bool {
+        if case .closed = mode { return true }
+        return false
+    }
+
+    var isIdle: Bool {
+        if case .idle = mode { return true }
+        return false
+    }
+
+    var isAwaitingDeferred: Bool {
+        if case .deferred = mode { return true }
+        return false
+    }
+
+    /// The connection timeout does not run while idling or waiting for a deferred answer.
+    var isExemptFromTimeout: Bool { isIdle || isAwaitingDeferred }
+
+    /// The next thing to do, or nil until more bytes or an event arrive.
+    mutating func next(now: UInt64) -> Action? {
+        if !queued.isEmpty { return take(queued.removeFirst()) }
+        guard !executing, !outputBlocked else { return nil }
+        while true {
+            switch mode {
+            case .closed, .deferred:
+                return nil
+            case .runningList(let list, let next):
+                guard next < list.lines.count else {
+                    mode = .ready
+                    return .writeOK
+                }
+                executing = true
+                return .execute(line: list.text[list.lines[next]], index: next, deferrable: false)
+            case .ready, .collecting, .idle:
+                guard let line = takeLine(now: now) else { return nil }
+                if let action = handle(line) { return take(action) }
+            }
+        }
+    }
+
+    /// One complete line, trailing whitespace trimmed, or nil.
+    private mutating func takeLine(now: UInt64) -> ArraySlice<UInt8>? {
+        guard let newline = input[consumed..<inputCount].firstIndex(of: 0x0A) else { return nil }
+        let line = Tokenizer.trimmedLine(input[consumed..<newline])
+        consumed = newline + 1
+        lastActivity = now
+        return line
+    }
+
+    private mutating func handle(_ line: ArraySlice<UInt8>) -> Action? {
+        if line.elementsEqual("noidle".utf8) {
+            // A stray noidle (the idle answer already went out) gets no reply: ncmpcpp relies on it.
+            guard isIdle else { return nil }
+            mode = .ready
+            return .writeOK
+        }
+        switch mode {
+        case .idle:
+            return .close(.commandDuringIdle)
+        case .collecting(var list):
+            if line.elementsEqual("command_list_end".utf8) {
+                mode = .runningList(list, next: 0)
+                return nil
+            }
+            // Released from `mode` first, so appending does not copy the list's text.
+            mode = .ready
+            guard list.add(line, limit: commandListLimit) else { return .close(.commandListTooLong) }
+            mode = .collecting(list)
+            return nil
+        default:
+            break
+        }
+        if line.elementsEqual("command_list_begin".utf8) {
+            mode = .collecting(CommandListBuilder(okMode: false))
+            return nil
+        }
+        if line.elementsEqual("command_list_ok_begin".utf8) {
+            mode = .collecting(CommandListBuilder(okMode: true))
+            return nil
+        }
+        executing = true
+        return .execute(line: line, index: 0, deferrable: true)
+    }
+
+    /// Closing actions end the session: whatever else was decided is dropped.
+    private mutating func take(_ action: Action) -> Action {
+        switch action {
+        case .close, .finish, .kill:
+            mode = .closed
+            queued.removeAll()
+        default:
+            break
+        }
+        return action
+    }
+
+    /// The outcome of the last `execute`.
+    mutating func completed(_ completion: Completion, now: UInt64) {
+        precondition(executing, "completed without an execute")
+        executing = false
+        let inList: (list: CommandListBuilder, index: Int)?
+        if case .runningList(let list, let next) = mode { inList = (list, next) } else { inList = nil }
+        switch completion {
+        case .ok:
+            if let inList {
+                if inList.list.okMode { queued.append(.writeListOK) }
+                mode = .runningList(inList.list, next: inList.index + 1)
+            } else {
+                queued.append(.writeOK)
+            }
+        case .failed:
+            mode = .ready
+        case .idle(let subscriptions):
+            mode = .idle(subscriptions)
+            if let fired = takeIdleAnswer(now: now) { queued.append(.answerIdle(fired)) }
+        case .deferred:
+            mode = .deferred
+        case .close(let reason):
+            queued.append(.close(reason))
+        case .finish:
+            queued.append(.finish)
+        case .kill:
+            queued.append(.kill)
+        }
+    }
+
+    /// A deferred command's answer was written (with its ACK when it failed).
+    mutating func deferredFinished(succeeded: Bool, now: UInt64) {
+        guard isAwaitingDeferred else { return }
+        mode = .ready
+        lastActivity = now
+        if succeeded { queued.append(.writeOK) }
+    }
+
+    // MARK: idle
+
+    /// Records events; true when the client idles on one of them and should be answered.
+    mutating func idleEventsOccurred(_ events: IdleEvents) -> Bool {
+        guard !isClosed else { return false }
+        pendingIdle.formUnion(events)
+        guard case .idle(let subscriptions) = mode else { return false }
+        return !pendingIdle.isDisjoint(with: subscriptions)
+    }
+
+    /// Ends the idle with the subscribed events that happened. Only those are consumed (MPD
+    /// 0.24's fix: 0.23 lost the others), so a client idling on `player` still learns about
+    /// `mixer` later.
+    mutating func takeIdleAnswer(now: UInt64) -> IdleEvents? {
+        guard case .idle(let subscriptions) = mode else { return nil }
+        let fired = pendingIdle.intersection(subscriptions)
+        guard !fired.isEmpty else { return nil }
+        pendingIdle.subtract(fired)
+        mode = .ready
+        lastActivity = now
+        return fired
+    }
+}
+
+/// Accumulates a `command_list_begin … command_list_end` block, bounded like MPD's. Lines
+/// are kept in one byte buffer so a long list costs appends, not one array per line.
+struct CommandListBuilder {
+    let okMode: Bool
+    private(set) var text: [UInt8] = []
+    private(set) var lines: [Range<Int>] = []
+
+    init(okMode: Bool) { self.okMode = okMode }
+
+    /// False once the accumulated text (each line plus one byte) exceeds `limit`.
+    mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {
+        guard text.count + lines.count + line.count + 1 <= limit else { return false }
+        let start = text.count
+        text.append(contentsOf: line)
+        lines.append(start..<text.count)
+        return true
+    }
+}

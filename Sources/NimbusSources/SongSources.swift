@@ -1,0 +1,121 @@
+import NimbusDecoder
+import NimbusInput
+import NimbusModel
+import NimbusPlayer
+import NimbusStorage
+import NimbusSupport
+
+/// The one place songs are opened: library files through the music storage (local folder or
+/// cloud mount), files named by absolute path (local clients only), and URLs through the
+/// range cache. The player opens queued songs through it; the server asks it for songs outside
+/// the library and for a song's artwork and raw metadata.
+public final class SongSources: SongOpening {
+    static let remoteSchemes = ["http", "https"]
+
+    /// The music directory with every mount, as the library sees it.
+    public let storage: any Storage
+    public let registry: DecoderRegistry
+    private let http: HTTPFiles?
+
+    public init(storage: any Storage, registry: DecoderRegistry, http: HTTPFiles?) {
+        self.storage = storage
+        self.registry = registry
+        self.http = http
+    }
+
+    /// What `decoders` lists.
+    public var decoders: [DecoderDescription] { registry.plugins.map(DecoderDescription.init) }
+
+    /// What `urlhandlers` lists: the schemes `add` takes.
+    public var urlSchemes: [String] { http == nil ? [] : Self.remoteSchemes.map { $0 + "://" } }
+
+    // MARK: playing
+
+    /// Opens the song's stream once: with ReplayGain on, its tags are read from that stream
+    /// (the head is cached by then for a cloud song) before the decoder starts at the beginning.
+    public func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder {
+        let (stream, name) = try openStream(song.uri)
+        var info: ReplayGainInfo?
+        // A live stream has no tags worth a gain, and cannot go back to its start.
+        if !replayGain.isOff, stream.isSeekable, let plugin = registry.plugin(forPath: name) {
+            info = try? plugin.scan(stream, options: ScanOptions()).replayGain
+            try stream.seek(to: 0)
+        }
+        let decoder = try registry.openDecoder(for: name, stream: stream)
+        guard !replayGain.isOff else { return decoder }
+        let scale = replayGain.scale(for: info ?? ReplayGainInfo())
+        return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)
+    }
+
+    public func prefetch(_ song: Song) {
+        guard !song.isRemote, !song.uri.hasPrefix("/") else { return }
+        storage.prefetch(song.uri)
+    }
+
+    /// The stream of a song and the name its decoder is chosen by.
+    private func openStream(_ uri: String) throws(InputError) -> (any InputStream, String) {
+        if uri.contains("://") {
+            guard let http else { throw InputError("No input plugin for \(uri)") }
+            // The decoder is chosen by the file name in the URL's path.
+            return (try http.open(uri, purpose: .playing), String(uri.prefix { $0 != "?" && $0 != "#" }))
+        }
+        if uri.hasPrefix("/") { return (try FileInputStream(path: uri), uri) }
+        return (try storage.open(uri, purpose: .playing), uri)
+    }
+
+    // MARK: songs outside the library
+
+    /// A song for a URL a client queues (`add http://…`); nil for a scheme Nimbus cannot play.
+    public func remoteSong(_ uri: String) -> Song? {
+        guard http != nil, let colon = uri.range(of: "://"),
+            Self.remoteSchemes.contains(uri[..<colon.lowerBound].lowercased())
+        else { return nil }
+        return Song(uri: uri)
+    }
+
+    /// Scans a file outside the music directory named by a local client; nil if unreadable.
+    public func localFileSong(_ path: String) -> Song? {
+        guard let plugin = registry.plugin(forPath: path), let stream = try? FileInputStream(path: path),
+            let scanned = try? plugin.scan(stream, options: ScanOptions())
+        else { return nil }
+        return Song(uri: path, format: scanned.format, tag: scanned.tag)
+    }
+
+    // MARK: artwork and metadata
+
+    /// MPD's cover names, then `folder.*`, which many libraries use and MPD ignores.
+    public static let coverNames = [
+        "cover.png", "cover.jpg", "cover.tiff", "cover.bmp", "cover.webp", "folder.jpg", "folder.png", "folder.webp",
+    ]
+
+    /// Whether reading `uri` may wait on the network (the server then answers off its loop).
+    public func isRemote(_ uri: String) -> Bool { storage.localPath(uri) == nil }
+
+    /// The bytes of the first cover file in `directory`.
+    public func cover(inDirectory directory: String) throws(SongSourceError) -> [UInt8] {
+        for name in Self.coverNames {
+            if let data = try? storage.open(StoragePath.join(directory, name)).readToEnd() { return data }
+        }
+        throw .noCover
+    }
+
+    /// A library song's metadata read again, with its embedded picture or its raw comments.
+    public func metadata(of uri: String, picture: Bool) throws(SongSourceError) -> SongMetadata {
+        guard let plugin = registry.plugin(forPath: uri) else { throw .noSuchSong }
+        let scanned: ScanResult
+        do {
+            scanned = try plugin.scan(try storage.open(uri), options: ScanOptions(comments: !picture, picture: picture))
+        } catch let error as DecoderError {
+            throw .unreadable(error.message)
+        } catch let error as InputError {
+            throw .unreadable(error.message)
+        } catch {
+            throw .unreadable(String(describing: error))
+        }
+        var metadata = SongMetadata()
+        metadata.picture = scanned.picture?.data
+        metadata.pictureType = scanned.picture?.mimeType
+        metadata.comments = scanned.comments
+        return metadata
+    }
+}
