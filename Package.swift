@@ -1,5 +1,8 @@
 // swift-tools-version:6.2
-// The dependency graph below is the architecture: each target imports only what it lists.
+// The dependency graph below is the architecture: each target imports exactly what it lists
+// (ArchitectureTests checks it). Plugin families have a registry each: decoders in
+// NimbusDecoder/Plugins, outputs in NimbusOutput/Plugins, cloud providers in
+// NimbusStorage/Cloud/Providers; the assembly (NimbusDaemon) hands them to the services.
 import PackageDescription
 
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
@@ -29,26 +32,26 @@ let package = Package(
         // Threads, the event loop and its global actor, logging, files.
         .target(name: "NimbusSupport", dependencies: ["CLinux"], swiftSettings: strict),
         // Value types shared by every layer.
-        .target(name: "NimbusModel", dependencies: ["NimbusSupport"], swiftSettings: strict),
+        .target(name: "NimbusModel", dependencies: [], swiftSettings: strict),
         // MPD wire format: tokenizer, argument parsing, ACK codes, response writer.
-        .target(name: "NimbusProtocol", dependencies: ["NimbusModel", "NimbusSupport"], swiftSettings: strict),
-        // Byte sources: InputStream, local files; later libcurl transfers and the range cache.
+        .target(name: "NimbusProtocol", dependencies: ["NimbusModel"], swiftSettings: strict),
+        // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
-        // Where music lives: the local directory, later cloud accounts.
-        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusModel"], swiftSettings: strict),
-        // Audio formats: tag scanning now, decoding with the player (libmpg123, libvorbisfile, libFLAC, WAV).
+        // Where music lives: the local directory and cloud accounts (one provider plugin each).
+        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusSupport"], swiftSettings: strict),
+        // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
         .target(
-            name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "CMpg123", "CVorbis", "CFLAC"],
+            name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC"],
             swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
-        // Sound sinks: ALSA, null (paced), fifo; format conversion and software volume.
+        // Sound sinks (ALSA, null, fifo: one plugin each), format conversion and software volume.
         .target(name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA"], swiftSettings: strict),
         // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
         .target(
-            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],
+            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel"],
             swiftSettings: strict),
         // The queue and its play order: pure values.
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
@@ -93,16 +96,27 @@ let package = Package(
             name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
 
+        // Real daemons and servers as child processes, line clients, fixtures: shared by the
+        // test suite and `make bench`.
+        .target(name: "NimbusHarness", dependencies: ["NimbusSupport"], swiftSettings: strict),
         // `make bench`: nimbusd and Debian's MPD side by side, ratios ours/MPD.
         .executableTarget(name: "nimbus-bench", dependencies: ["NimbusHarness", "NimbusSupport"], swiftSettings: strict),
 
         .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
-            name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
+            name: "NimbusProtocolTests", dependencies: ["NimbusProtocol"], swiftSettings: strict),
         .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
-            name: "NimbusCoreTests", dependencies: ["NimbusCore", "NimbusQueue", "NimbusModel", "NimbusSupport", "NimbusHarness"],
+            name: "NimbusCoreTests",
+            dependencies: [
+                "NimbusCore", "NimbusQueue", "NimbusPlayer", "NimbusDecoder", "NimbusOutput", "NimbusModel", "NimbusSupport",
+                "NimbusHarness",
+            ],
             swiftSettings: strict),
+        .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusOutputTests", dependencies: ["NimbusOutput", "NimbusModel"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
@@ -135,6 +149,5 @@ let package = Package(
         // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
         .testTarget(
             name: "DaemonTests", dependencies: ["nimbusd", "NimbusHarness"], exclude: ["Scripts"], swiftSettings: strict),
-        .target(name: "NimbusHarness", dependencies: ["NimbusSupport"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,65 @@
+import NimbusModel
+import XCTest
+
+/// The value types every layer shares: wire names, formats, masks, permissions.
+final class ModelTests: XCTestCase {
+    func testAudioFormatsParseAndPrintAsMPDDoes() {
+        let parsed = AudioFormat.parse("44100:16:2")
+        XCTAssertEqual(parsed?.rate, 44100)
+        XCTAssertEqual(parsed?.sample, .s16)
+        XCTAssertEqual(parsed?.channels, 2)
+        XCTAssertEqual(AudioFormat(sampleRate: 48000, sample: .float, channels: 2).description, "48000:f:2")
+        XCTAssertEqual(AudioFormat(sampleRate: 352800, sample: .dsd, channels: 2).description, "dsd64:2")
+        let mask = AudioFormat.parse("*:24:*")
+        XCTAssertNil(mask?.rate)
+        XCTAssertEqual(mask?.sample, .s24)
+        XCTAssertNil(mask?.channels)
+        for bad in ["44100:16", "44100:12:2", "x:16:2", "44100:16:y", ""] { XCTAssertNil(AudioFormat.parse(bad), bad) }
+        XCTAssertEqual(AudioFormat(sampleRate: 44100, sample: .s24, channels: 2).frameBytes, 8, "24-bit travels in 32")
+    }
+
+    func testTagNamesAreCaseInsensitiveAndPrintCanonically() {
+        XCTAssertEqual(TagType(name: "albumartist"), .albumArtist)
+        XCTAssertEqual(TagType(name: "MUSICBRAINZ_TRACKID")?.wireName, "MUSICBRAINZ_TRACKID")
+        XCTAssertEqual(TagType(name: "ARTISTSORT")?.wireName, "ArtistSort")
+        XCTAssertNil(TagType(name: "nosuchtag"))
+        XCTAssertEqual(TagType.albumArtistSort.fallbacks, [.albumArtist, .artistSort, .artist])
+        XCTAssertFalse(TagMask.defaultEnabled.contains(.comment), "Comment is off by default, as in MPD")
+        XCTAssertEqual(TagMask.defaultEnabled.tags.count, TagType.allCases.count - 1)
+    }
+
+    func testTagMasksCombine() {
+        let some = TagMask([.artist, .album])
+        XCTAssertEqual(some.union(TagMask([.title])).tags, [.artist, .album, .title])
+        XCTAssertEqual(some.subtracting(TagMask([.artist])).tags, [.album])
+        XCTAssertEqual(some.intersection(.none).tags, [])
+    }
+
+    func testTagFallbacksAndValues() {
+        let tag = Tag(items: [TagItem(.artist, "A"), TagItem(.artist, "B"), TagItem(.title, "T")])
+        XCTAssertEqual(tag.values(.artist), ["A", "B"])
+        XCTAssertEqual(tag.first(.title), "T")
+        XCTAssertEqual(tag.firstWithFallback(.albumArtist), "A", "AlbumArtist falls back to Artist")
+        XCTAssertNil(tag.first(.album))
+    }
+
+    func testIdleEventNamesInMPDsOrder() {
+        XCTAssertEqual(IdleEvents.all.names.count, 14)
+        XCTAssertEqual(IdleEvents.all.names.first, "database")
+        XCTAssertEqual(IdleEvents.all.names.last, "partition")
+        XCTAssertEqual(IdleEvents(name: "Stored_Playlist"), .storedPlaylist)
+        XCTAssertNil(IdleEvents(name: "bogus"))
+        XCTAssertEqual(IdleEvents([.mixer, .player]).names, ["player", "mixer"])
+    }
+
+    func testPermissionsParseFromTheConfig() throws {
+        XCTAssertEqual(try Permission(parsing: "read,add"), [.read, .add])
+        XCTAssertEqual(try Permission(parsing: "read,,admin"), [.read, .admin])
+        XCTAssertThrowsError(try Permission(parsing: "read,fly"))
+    }
+
+    func testSongsKnowWhetherTheyAreURLs() {
+        XCTAssertTrue(Song(uri: "http://radio/stream").isRemote)
+        XCTAssertFalse(Song(uri: "Artist/Album/01.flac").isRemote)
+    }
+}
