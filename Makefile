@@ -5,7 +5,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 BENCH_CPU := $(if $(filter 1,$(NPROC)),,taskset -c 0)
 
-.PHONY: all deps build release run test bench clean
+.PHONY: all deps build release run test bench soak fuzz install clean
 
 all: build
 
@@ -31,6 +31,20 @@ bench: deps
 	$(SWIFT) build -c release --product nimbusd
 	$(SWIFT) build -c release --product nimbus-bench
 	$(BENCH_CPU) ./.build/release/nimbus-bench $(BENCH_ARGS)
+
+# Twenty seeded clients against a playing daemon for ten minutes (the suite runs 15 s).
+soak: deps
+	$(SWIFT) build --build-tests
+	NIMBUS_SOAK_SECONDS=$${NIMBUS_SOAK_SECONDS:-600} $(SWIFT) test --skip-build --filter SoakTests
+
+# Seeded mutations of real requests, 300,000 lines (the suite sends 3,000); NIMBUS_FUZZ_SEED picks the run.
+fuzz: deps
+	$(SWIFT) build --build-tests
+	NIMBUS_FUZZ_LINES=$${NIMBUS_FUZZ_LINES:-300000} $(SWIFT) test --skip-build --filter RobustnessTests/testMutatedRequests
+
+# Binaries, /etc/nimbus/nimbusd.conf and the systemd unit (PREFIX, DESTDIR as usual).
+install: release
+	./scripts/install
 
 clean:
 	$(SWIFT) package clean

@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA"], swiftSettings: strict),
         // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
         .target(
-            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel"],
+            name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),
         // The queue and its play order: pure values.
         .target(name: "NimbusQueue", dependencies: ["NimbusModel"], swiftSettings: strict),
@@ -148,6 +148,6 @@ let package = Package(
             swiftSettings: strict),
         // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
         .testTarget(
-            name: "DaemonTests", dependencies: ["nimbusd", "NimbusHarness"], exclude: ["Scripts"], swiftSettings: strict),
+            name: "DaemonTests", dependencies: ["nimbusd", "NimbusHarness", "CSQLite"], exclude: ["Scripts"], swiftSettings: strict),
     ]
 )

@@ -46,9 +46,10 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     public let location: ConfigLocation?
     public let message: String
 
+    /// A message quoting a huge value is cut: the point is where the problem is, not an echo.
     public init(_ message: String, at location: ConfigLocation?) {
         self.location = location
-        self.message = message
+        self.message = message.count > 300 ? String(message.prefix(300)) + "…" : message
     }
 
     public var description: String { location.map { "\($0): \(message)" } ?? message }
@@ -89,6 +90,10 @@ public struct ConfigFile: Equatable, Sendable {
 
     private mutating func include(path: String, from location: ConfigLocation?, depth: Int) throws(ConfigError) {
         guard depth < 16 else { throw ConfigError("include nesting too deep", at: location) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ConfigError("Failed to open '\(path)': Is a directory", at: location)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "Permission denied" : "No such file or directory"
             throw ConfigError("Failed to open '\(path)': \(reason)", at: location)

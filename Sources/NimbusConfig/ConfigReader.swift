@@ -1,3 +1,4 @@
+import Glibc
 import NimbusModel
 import NimbusSupport
 
@@ -15,7 +16,7 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "follow_inside_symlinks", "pid_file", "user",
+        "follow_inside_symlinks", "pid_file",
         "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization", "samplerate_converter",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding", "metadata_to_use",
@@ -41,6 +42,9 @@ struct ConfigReader {
             }
         }
         let binds = file.all("bind_to_address")
+        for bind in binds where !Self.isPlausibleAddress(bind.value) {
+            throw ConfigError("bind_to_address: \"\(bind.value)\" is not an IP address, host name or socket path", at: bind.location)
+        }
         if !binds.isEmpty { config.bindAddresses = binds.map { $0.value.hasPrefix("~") ? path($0) : $0.value } }
         try applyPermissions(to: &config)
     }
@@ -63,6 +67,7 @@ struct ConfigReader {
             config.logLevel = level
         case "bind_to_address": break  // all occurrences at once, below
         case "port": config.port = try number(param, range: 1...65535)
+        case "user": config.user = param.value
         case "password", "default_permissions", "local_permissions": break  // after all params
         case "connection_timeout": config.connectionTimeout = try number(param, range: 1...Int(Int32.max))
         case "max_connections": config.maxConnections = try number(param, range: 1...Int(Int32.max))
@@ -179,5 +184,26 @@ struct ConfigReader {
         default:
             throw ConfigError("\(param.name): Not a valid boolean (\"yes\" or \"no\"): \(param.value)", at: param.location)
         }
+    }
+
+    /// Catches what can be caught before binding: a dotted quad with a part above 255, a
+    /// bracketed IPv6 literal that does not parse, a name with characters no host has. (A
+    /// well-formed name that does not resolve is found at bind time.)
+    static func isPlausibleAddress(_ value: String) -> Bool {
+        if value == "any" || value.hasPrefix("/") || value.hasPrefix("@") || value.hasPrefix("~") { return !value.isEmpty }
+        if value.hasPrefix("[") {
+            guard value.hasSuffix("]") else { return false }
+            var address = in6_addr()
+            return inet_pton(AF_INET6, String(value.dropFirst().dropLast()), &address) == 1
+        }
+        if value.contains(":") {
+            var address = in6_addr()
+            return inet_pton(AF_INET6, value, &address) == 1
+        }
+        if value.allSatisfy({ $0.isNumber || $0 == "." }) {
+            var address = in_addr()
+            return inet_pton(AF_INET, value, &address) == 1
+        }
+        return !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
     }
 }

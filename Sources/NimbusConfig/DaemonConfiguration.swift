@@ -28,6 +28,8 @@ public struct DaemonConfiguration: Sendable {
     public var logLevel: LogLevel = .notice
     public var bindAddresses: [String]
     public var port: Int = 6600
+    /// `user`: started as root, the daemon becomes this user once its sockets are bound.
+    public var user: String?
     public var passwords: [PasswordEntry] = []
     public var defaultPermissions: Permission = .all
     public var localPermissions: Permission = .all

@@ -65,9 +65,9 @@ extension Partition {
         home.stateChanged()
     }
 
-    /// The enabled outputs as the engine wants them (the first one keeps time).
+    /// The enabled outputs that have not failed, as the engine wants them (the first keeps time).
     var activeOutputSlots: [PlayerEngine.OutputSlot] {
-        outputs.filter { $0.enabled && !$0.isPlaceholder }.map(\.slot)
+        outputs.filter { $0.enabled && !$0.isPlaceholder && !failedOutputs.contains($0.name) }.map(\.slot)
     }
 
     /// Takes `output` out of this partition, leaving MPD's placeholder in its place.

@@ -144,6 +144,7 @@ extension Partition {
     func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false) {
         guard let position = currentPosition else { return }
         if !keepingError { error = nil }
+        if state == .stop { failedOutputs.removeAll() }
         // Events still in flight for songs started before this one must not move `current`.
         tokens.removeAll()
         taken.removeAll()
@@ -228,7 +229,8 @@ extension Partition {
         replayGain.random = queue.random
         let songs = home.songs, song = entry.song, settings = replayGain
         return PlayItem(
-            token: token, queueID: entry.id, uri: song.uri, startMilliseconds: start, endMilliseconds: entry.range?.end
+            token: token, queueID: entry.id, uri: song.uri, startMilliseconds: start, endMilliseconds: entry.range?.end,
+            sourceChanged: { songs.sourceChanged(song) }
         ) { try songs.openDecoder(for: song, replayGain: settings) }
     }
 
@@ -273,6 +275,7 @@ extension Partition {
         case .failed(let token, let message):
             let uri = tokens[token].flatMap { queue.position(ofID: $0) }.map { queue[$0].song.uri }
             error = uri.map { "Failed to decode \($0): \(message)" } ?? message
+            home.logger.error(error ?? message)
             failureStreak += 1
             // The decoder goes on with the follower of a song that broke before being heard;
             // name it now, since the song will never start.
@@ -281,12 +284,21 @@ extension Partition {
             }
             onEvents(.player)
         case .outputFailed(let name, let message):
-            error = "Failed to open \"\(name)\": \(message)"
-            if let clock = outputs.first(where: { $0.enabled }), clock.name == name {
-                stopPlayer()
-            }
-            changed(.player)
+            outputFailed(name, message)
         }
+    }
+
+    /// An output's device failed: it is left out until playback starts again, the others play
+    /// on, and only when none is left does playback stop with the error.
+    private func outputFailed(_ name: String, _ message: String) {
+        guard let output = outputs.first(where: { $0.name == name }), !failedOutputs.contains(name) else { return }
+        let text = "Failed to open \"\(name)\" (\(output.plugin)); \(message)"
+        failedOutputs.insert(name)
+        error = text
+        let working = activeOutputSlots.isEmpty ? "no output is left; playback stops" : "the other outputs play on"
+        home.logger.error("output: \(text); \(working)")
+        if state != .stop, activeOutputSlots.isEmpty { stopPlayer() }
+        changed(.player)
     }
 
     /// The clock output reached a song's first sample: it is now the current song, the one

@@ -61,7 +61,9 @@ extension Partition {
 
     /// Moves `range` so it starts at `to` (in the queue without the range).
     public func move(_ range: Range<Int>, to: Int) throws(PlaybackError) {
-        guard range.upperBound <= queue.count, to + range.count <= queue.count else { throw .badSongIndex }
+        guard range.lowerBound >= 0, to >= 0, range.upperBound <= queue.count, to + range.count <= queue.count else {
+            throw .badSongIndex
+        }
         guard range.lowerBound != to else { return }
         preservingCurrent { queue.moveRange(range, to: to) }
         queueChanged()

@@ -28,6 +28,9 @@ public final class Partition {
     public internal(set) var error: String?
     public internal(set) var state: PlayerState = .stop
     public var outputs: [OutputRecord] = []
+    /// Outputs whose device failed since playback started: left out until it starts again
+    /// from a stop (MPD retries a failed output then), while the others play on.
+    var failedOutputs: Set<String> = []
     /// The set this partition belongs to: where songs open, idle events and the state file.
     unowned let home: PartitionSet
 

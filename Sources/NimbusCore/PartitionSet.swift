@@ -16,14 +16,16 @@ public final class PartitionSet {
     public let replayGain: ReplayGainSettings
     public let maxQueueLength: Int
     let idle: IdleBus
+    let logger: Logger
     /// Saves the partitions a second after a change; nil when there is no state file.
     public private(set) var stateKeeper: StateKeeper?
 
     public init(
         idle: IdleBus, songs: any SongOpening, replayGain: ReplayGainSettings = ReplayGainSettings(),
-        maxQueueLength: Int = 16384
+        maxQueueLength: Int = 16384, logger: Logger = .silent
     ) {
         self.idle = idle
+        self.logger = logger
         self.songs = songs
         self.replayGain = replayGain
         self.maxQueueLength = maxQueueLength

@@ -24,8 +24,13 @@ public struct PlaylistStore: Sendable {
     /// write absolute paths when `save_absolute_paths_in_playlists` asks for them.
     public let musicDirectory: String?
     public let absolutePaths: Bool
+    private let logger: Logger
 
-    public init(directory: String, maxLength: Int = 16384, musicDirectory: String? = nil, absolutePaths: Bool = false) {
+    public init(
+        directory: String, maxLength: Int = 16384, musicDirectory: String? = nil, absolutePaths: Bool = false,
+        logger: Logger = .silent
+    ) {
+        self.logger = logger
         self.directory = directory
         self.maxLength = maxLength
         self.musicDirectory = musicDirectory.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
@@ -71,8 +76,12 @@ public struct PlaylistStore: Sendable {
         do { bytes = try AtomicFile.read(path) } catch { throw .io(error.description) }
         guard let bytes else { throw .noSuchPlaylist }
         var entries: [String] = []
-        for line in bytes.split(separator: 10, omittingEmptySubsequences: true) {
-            var text = String(decoding: line, as: UTF8.self)
+        for (index, line) in bytes.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
+            // A damaged line is named in the log and left out; the file itself is left alone.
+            guard !line.contains(0), var text = String(validating: line, as: UTF8.self) else {
+                logger.error("playlist \(path) line \(index + 1) is not valid UTF-8 text; skipped")
+                continue
+            }
             if text.hasSuffix("\r") { text.removeLast() }
             guard !text.isEmpty, !text.hasPrefix("#") else { continue }
             entries.append(relative(text))

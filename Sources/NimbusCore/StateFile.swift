@@ -216,16 +216,14 @@ public enum StateFileCodec {
 
     private static func milliseconds(_ text: String) -> Int? {
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else { return nil }
-        return Int((seconds * 1000).rounded())
+        return SongTime.milliseconds(fromSeconds: seconds)
     }
 
-    /// `%f` as MPD writes its floats.
+    /// `%f` as MPD writes its floats, `nan`, `inf` and huge values included.
     private static func decimal(_ value: Double) -> String {
-        let micro = Int64((value * 1_000_000).rounded())
-        let sign = micro < 0 ? "-" : ""
-        let magnitude = micro.magnitude
-        let fraction = String(magnitude % 1_000_000)
-        return sign + String(magnitude / 1_000_000) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        var buffer = [CChar](repeating: 0, count: 400)
+        let count = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%f", $0) }
+        return String(decoding: buffer.prefix(Int(max(0, min(count, 399)))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func pad(_ value: Int) -> String {

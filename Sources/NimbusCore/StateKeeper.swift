@@ -18,6 +18,8 @@ public final class StateKeeper {
     private var pending: TimerID?
     private var periodic: TimerID?
     private var lastWritten: String?
+    /// A damaged file as it was found, saved beside it before the first write replaces it.
+    private var corruptCopy: [UInt8]?
     /// False until the saved state was restored: saving earlier would replace it with nothing.
     private var active = false
     private let writer = DispatchQueue(label: "nimbus-state-file")
@@ -34,14 +36,25 @@ public final class StateKeeper {
     }
 
     /// Reads the state file (every partition, the default first); nil when there is none.
+    /// A damaged file is read as far as it goes and named in the log, and a copy of it is
+    /// kept as `STATE.corrupt` before the first save replaces it.
     public func read() -> [SavedState]? {
+        let bytes: [UInt8]
         do {
-            guard let bytes = try AtomicFile.read(path) else { return nil }
-            return StateFileCodec.decodePartitions(String(decoding: bytes, as: UTF8.self))
+            guard let read = try AtomicFile.read(path) else { return nil }
+            bytes = read
         } catch {
-            logger.error("state_file: \(error)")
+            logger.error("state file \(path) cannot be read (\(error)); starting with an empty queue")
             return nil
         }
+        let states = StateFileCodec.decodePartitions(String(decoding: bytes, as: UTF8.self))
+        if let problem = StateFileCheck.firstProblem(in: bytes) {
+            corruptCopy = bytes
+            let kept = states.contains { !$0.entries.isEmpty } ? "kept what could be read" : "starting with an empty queue"
+            let place = problem.line > 0 ? " at line \(problem.line)" : ""
+            logger.error("state file \(path) unreadable\(place) (\(problem.reason)); \(kept); a copy goes to \(path).corrupt")
+        }
+        return states
     }
 
     /// Begins saving (after the restore).
@@ -75,7 +88,16 @@ public final class StateKeeper {
         lastWritten = text
         let path = path
         let logger = logger
+        let corrupt = corruptCopy
+        corruptCopy = nil
         let write: @Sendable () -> Void = {
+            if let corrupt {
+                do {
+                    try AtomicFile.write(corrupt, to: path + ".corrupt")
+                } catch {
+                    logger.error("Failed to keep a copy of the damaged state file: \(error)")
+                }
+            }
             do {
                 try AtomicFile.write(Array(text.utf8), to: path)
             } catch {

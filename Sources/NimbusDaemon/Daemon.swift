@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NimbusConfig
 import NimbusCore
 import NimbusDecoder
@@ -60,7 +61,8 @@ public final class Daemon {
             databasePath: configuration.databaseFile, logger: logger.domain("update"))
         let songs = SongSources(storage: mounted, registry: decoders, http: HTTPFiles(accounts: cloud))
         partitions = PartitionSet(
-            idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength)
+            idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength,
+            logger: logger.domain("player"))
         partitions.keepState(
             at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
         partitions.defaultPartition.outputs = OutputSetup.outputs(
@@ -76,8 +78,8 @@ public final class Daemon {
         }
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
-            musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths)
-        services.stickers = Self.openStickers(configuration, logger: logger)
+            musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths,
+            logger: logger.domain("playlist"))
         server = Server(
             context: ServerContext(
                 settings: Self.serverSettings(configuration), logger: logger.domain("client"), idle: idle, services: services))
@@ -87,13 +89,22 @@ public final class Daemon {
         relay.daemon = self
     }
 
-    /// Loads (or builds) the database, restores the state file, starts listening.
+    /// Binds (then drops root for `user`), loads or builds the database, restores the state
+    /// file. No client is served before this returns: the loop is busy running it.
     public func start() throws(SystemError) {
+        try server.start()
+        if let user = configuration.user, getuid() == 0 {
+            try Privileges.drop(to: user)
+            logger.info("running as \(user)")
+        }
         for directory in [configuration.playlistDirectory, configuration.cacheDirectory]
             + [configuration.databaseFile, configuration.stateFile, configuration.stickerFile].map(Self.parent)
         {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
+        removeLeftovers()
+        let (stickers, problem) = Self.openStickers(configuration, logger: logger.domain("sticker"))
+        server.context.useStickers(stickers, problem: problem)
         var scanning = false
         if !library.load() {
             if FileManager.default.fileExists(atPath: configuration.musicDirectory) {
@@ -112,8 +123,8 @@ public final class Daemon {
                 library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
                 logger: logger.domain("inotify"))
         }
-        try server.start()
-        logger.notice("Nimbus \(Version.string) ready; protocol \(ProtocolVersion.current)")
+        logger.notice(
+            "Nimbus \(Version.string) ready on \(server.listeningOn.joined(separator: ", ")); protocol \(ProtocolVersion.current)")
         logTrafficPeriodically(previous: nil)
         announceOnTheLAN()
     }
@@ -123,11 +134,24 @@ public final class Daemon {
         guard !stopped else { return }
         stopped = true
         logger.notice("shutting down (\(reason))")
-        if let summary = cloud.cache.counters.summary { logger.domain("cache").notice("traffic: \(summary)") }
+        if let summary = cloud.cache.counters.summary(accounts: Set(mounted.mountNames)) {
+            logger.domain("cache").notice("traffic: \(summary)")
+        }
         announcer?.stop()
         server.stop()
         partitions.shutdown()
+        server.context.stickers?.checkpoint()
         onShutdown()
+    }
+
+    /// Temporary files of writes a crash interrupted (playlists, listings, state): gone at start.
+    private func removeLeftovers() {
+        let directories = Set(
+            [configuration.playlistDirectory, configuration.cacheDirectory + "/accounts", Self.parent(configuration.stateFile)])
+        for directory in directories.sorted() {
+            let removed = AtomicFile.removeLeftovers(inDirectory: directory)
+            if !removed.isEmpty { logger.info("removed \(removed.count) unfinished temporary files in \(directory)") }
+        }
     }
 
     /// A new database is in place: refresh the watcher, persist listings, pin, restore.
@@ -179,7 +203,7 @@ public final class Daemon {
     /// What the cloud accounts cost in network bytes, and what the cache saved: logged once a
     /// minute when it changed, and at shutdown.
     private func logTrafficPeriodically(previous: String?) {
-        let summary = cloud.cache.counters.summary
+        let summary = cloud.cache.counters.summary(accounts: Set(mounted.mountNames))
         if let summary, summary != previous { logger.domain("cache").info("traffic: \(summary)") }
         CoreActor.loop.reactor.schedule(after: .seconds(60)) { [weak self] in
             guard let self, !self.stopped else { return }
@@ -187,13 +211,15 @@ public final class Daemon {
         }
     }
 
-    private static func openStickers(_ configuration: DaemonConfiguration, logger: Logger) -> StickerStore? {
+    /// The sticker database, or why it is off (shown in `status` until it is repaired).
+    private static func openStickers(_ configuration: DaemonConfiguration, logger: Logger) -> (StickerStore?, String?) {
         try? FileManager.default.createDirectory(atPath: parent(configuration.stickerFile), withIntermediateDirectories: true)
         do {
-            return try StickerStore(path: configuration.stickerFile)
+            return (try StickerStore(path: configuration.stickerFile), nil)
         } catch {
-            logger.error("\(error); stickers are disabled")
-            return nil
+            let problem = error.message.hasPrefix("sticker database") ? error.message : "\(error.message); stickers are disabled"
+            logger.error(problem)
+            return (nil, problem)
         }
     }
 

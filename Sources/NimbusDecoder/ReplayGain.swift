@@ -18,7 +18,9 @@ public struct ReplayGainInfo: Sendable, Equatable {
 
     /// Takes `key`/`value` if it is a ReplayGain tag.
     mutating func note(_ key: String, _ value: String) {
+        // A gain beyond what any file needs (or NaN, or infinite) is a broken tag: ignored.
         let number = Float(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            .flatMap { $0.isFinite && abs($0) <= 100 ? $0 : nil }
         switch key.lowercased() {
         case "replaygain_track_gain": trackGain = number
         case "replaygain_track_peak": trackPeak = number
@@ -78,7 +80,7 @@ public final class ReplayGainDecoder: AudioDecoder {
         switch format.sample {
         case .s16:
             let samples = buffer.bindMemory(to: Int16.self)
-            for index in 0..<count { samples[index] = Int16(clamping: Int32((Float(samples[index]) * scale).rounded())) }
+            for index in 0..<count { samples[index] = Int16(max(-32768, min(32767, (Float(samples[index]) * scale).rounded()))) }
         case .s24, .s32:
             // s24 sits in 32-bit containers, as in MPD.
             let limit: Float = format.sample == .s24 ? 8_388_607 : 2_147_483_520

@@ -29,6 +29,21 @@ final class StreamContext {
         }
     }
 
+    /// fread semantics, which libFLAC's metadata reader relies on: keeps reading until `count`
+    /// bytes or the end (a cached remote stream hands out a block at a time, and a short read
+    /// inside a large PICTURE block would otherwise be taken for a broken file).
+    func readFully(_ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        guard let buffer, count > 0 else { return 0 }
+        var filled = 0
+        while filled < count {
+            let got = read(buffer + filled, count - filled)
+            if got < 0 { return filled > 0 ? filled : -1 }
+            if got == 0 { break }
+            filled += got
+        }
+        return filled
+    }
+
     /// lseek semantics: the new offset, or -1.
     func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
         let target: Int64

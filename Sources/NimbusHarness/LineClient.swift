@@ -100,6 +100,14 @@ public final class LineClient {
         return String(decoding: buffer, as: UTF8.self)
     }
 
+    /// Whatever arrives until the peer closes or stays silent for `seconds`.
+    public func readUntilClosedOrQuiet(seconds: Double) throws -> String {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, Int32(seconds * 1000)) > 0, try fill() {}
+        defer { buffer.removeAll() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
     /// True when nothing arrives within `seconds` and the connection is still open.
     public func isQuiet(for seconds: Double) throws -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

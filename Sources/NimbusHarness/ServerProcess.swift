@@ -44,7 +44,7 @@ public final class ServerProcess {
     /// (ALSA_CONFIG_PATH for the `file` plugin).
     public init(
         _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil,
-        musicDirectory: String? = nil, nullOutput: Bool = true, environment: [String: String] = [:]
+        musicDirectory: String? = nil, nullOutput: Bool = true, environment: [String: String] = [:], launchNow: Bool = true
     ) throws {
         directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
         port = freePort()
@@ -78,8 +78,11 @@ public final class ServerProcess {
             launchArguments = arguments
         }
         self.environment = environment
-        try launch(waitForReady: waitForReady)
+        if launchNow { try launch(waitForReady: waitForReady) }
     }
+
+    /// Starts a daemon made with `launchNow: false` (after the test prepared its files).
+    public func start() throws { try launch(waitForReady: true) }
 
     private var environment: [String: String] = [:]
 

@@ -62,3 +62,12 @@ public final class LockedFlag: Sendable {
     public func set() { value.withLock { $0 = true } }
     public var isSet: Bool { value.withLock { $0 } }
 }
+
+/// A value several threads change and a test reads.
+public final class LockedBox<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value>
+    public init(_ value: Value) { stored = Mutex(value) }
+    public func set(_ value: Value) { stored.withLock { $0 = value } }
+    public func update(_ change: (inout Value) -> Void) { stored.withLock { change(&$0) } }
+    public var value: Value { stored.withLock { $0 } }
+}

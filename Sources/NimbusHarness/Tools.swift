@@ -1,11 +1,17 @@
 import Foundation
 
 /// Runs a command-line tool to completion and returns its standard output.
+/// Runs a program to its end; its standard output (and error, which also goes into a failure),
+/// or a failure when it exits non-zero. `environment` is added to this process's.
 @discardableResult
-public func runTool(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> String {
+public func runTool(
+    _ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
+    includingErrors: Bool = false
+) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/" + executable)
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output
@@ -25,7 +31,7 @@ public func runTool(_ executable: String, _ arguments: [String], input: Data? = 
             description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
                 + String(decoding: errorData, as: UTF8.self))
     }
-    return String(decoding: data, as: UTF8.self)
+    return String(decoding: data, as: UTF8.self) + (includingErrors ? String(decoding: errorData, as: UTF8.self) : "")
 }
 
 public struct ToolFailure: Error, CustomStringConvertible {

@@ -70,11 +70,7 @@ public final class MusicLibrary {
 
     /// A crash during a save leaves `database.tmp.PID` behind; the real file is intact.
     private func removeStaleTemporaryFiles(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let prefix = (path as NSString).lastPathComponent + ".tmp."
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(atPath: directory + "/" + name)
-        }
+        AtomicFile.removeLeftovers(inDirectory: (path as NSString).deletingLastPathComponent)
     }
 
     /// The id of the running job, shown as `updating_db` in status.

@@ -49,6 +49,8 @@ final class DecoderWorker: @unchecked Sendable {
     private let interrupt = ReadInterrupt()
     /// An interrupted read left the decoder's library in an unknown state.
     private var broken = false
+    /// Songs already opened again after their file changed (once is enough).
+    private var retried: Set<UInt64> = []
 
     init(pipe: MusicPipe, events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.pipe = pipe
@@ -155,7 +157,24 @@ final class DecoderWorker: @unchecked Sendable {
                 continue
             }
             if frames == 0 {
-                if let failure { events(.failed(token: current.token, message: failure)) }
+                if let failure {
+                    if reopenIfChanged(current) { continue }
+                    events(.failed(token: current.token, message: failure))
+                } else if firstChunk {
+                    // A song without a single frame still starts (and ends at once) for the
+                    // outputs, or the core would never name what follows it.
+                    let format = decoder.format, token = current.token
+                    _ = pipe.produce(generation: generation) { chunk in
+                        chunk.count = 0
+                        chunk.format = format
+                        chunk.token = token
+                        chunk.startFrame = 0
+                        chunk.first = true
+                        chunk.endOfQueue = false
+                        chunk.bitRate = 0
+                    }
+                    firstChunk = false
+                }
                 songEnded(current.token)
                 continue
             }
@@ -180,9 +199,24 @@ final class DecoderWorker: @unchecked Sendable {
                 firstChunk = false
             }
             if let failure {
+                if reopenIfChanged(current) { continue }
                 events(.failed(token: current.token, message: failure))
                 songEnded(current.token)
             }
+        }
+    }
+
+    /// A song that failed because its file changed on the server (the storage lists it again
+    /// to tell) is opened once more from its start, so the new version plays instead of an
+    /// error until the next library update.
+    private func reopenIfChanged(_ item: PlayItem) -> Bool {
+        guard !retried.contains(item.token), !interrupt.isPending, item.sourceChanged() else { return false }
+        retried.insert(item.token)
+        do {
+            try restore(item) { Int64(item.startMilliseconds) * Int64($0.sampleRate) / 1000 }
+            return true
+        } catch {
+            return false
         }
     }
 
@@ -212,6 +246,7 @@ final class DecoderWorker: @unchecked Sendable {
             generation = pipe.clear()
             awaiting = nil
             taken = []
+            retried = []
             begin(item)
         } else if let (from, item) = box.replacement, taken.contains(from), pipe.truncate(fromToken: from) {
             // Nothing of `from` was heard yet: its decoded part is gone from the pipe. (Done
@@ -283,6 +318,7 @@ final class DecoderWorker: @unchecked Sendable {
                 frame = 0
                 return
             }
+            if reopenIfChanged(item) { return }
             events(.failed(token: item.token, message: (error as? DecoderError)?.message ?? "\(error)"))
             songEnded(item.token)
         }

@@ -1,11 +1,13 @@
 import Foundation
 import NimbusModel
 import NimbusOutput
+import NimbusSupport
 import Synchronization
 
 /// One output's thread: takes chunks from the pipe, opens the device for their format,
 /// converts, applies software volume and plays. The clock output also reports song starts
-/// and the end of the queue, and its position is the elapsed time clients see.
+/// and the end of the queue, and its position is the elapsed time clients see. A device that
+/// fails stops its worker (the others play on); the engine then hands the clock on.
 final class OutputWorker: @unchecked Sendable {
     // Invariant: `output`, `converter` and `openFormat` belong to the worker thread; shared
     // settings are atomics; `gate` (lock + condition) only guards pause/enable waits.
@@ -15,6 +17,8 @@ final class OutputWorker: @unchecked Sendable {
     private let fixedFormat: AudioFormatPattern?
     private let pipe: MusicPipe
     private let events: @Sendable (PlayerEvent) -> Void
+    /// Tells the engine this worker's device failed and it stopped.
+    private let failed: @Sendable (Int) -> Void
     private let gate = NSCondition()
     private var paused = false
     private var running = true
@@ -24,25 +28,34 @@ final class OutputWorker: @unchecked Sendable {
     private var deviceFailed = false
     /// 0…100, read for every chunk (software mixer); 100 means unity.
     let volume = Atomic<Int>(100)
-    let isClock: Bool
-    /// Clock output only: the song heard now and how far into it.
+    /// The clock reports song starts and the end of the queue; the role can move to another
+    /// worker without recreating it, so no buffered audio is skipped.
+    let isClock: Atomic<Bool>
+    /// The song this output plays now (every worker keeps it, so a new clock knows where it is).
     let playingToken = Atomic<UInt64>(0)
+    /// Clock output only: how far into the song it is, as of `heardAt`.
     let heardFrames = Atomic<Int64>(0)
+    /// When `heardFrames` was measured (nanoseconds, monotonic; 0: not playing), and the end of
+    /// what the device holds: between writes, `elapsed` runs on from there with the clock
+    /// instead of standing still for a whole chunk (a tenth of a second) after `play`.
+    let heardAt = Atomic<UInt64>(0)
+    let writtenUntil = Atomic<Int64>(0)
     let sampleRate = Atomic<UInt32>(44100)
     let bitRate = Atomic<Int>(0)
     private let formatBox = Mutex<AudioFormat?>(nil)
 
     init(
         id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, isClock: Bool, pipe: MusicPipe,
-        events: @escaping @Sendable (PlayerEvent) -> Void
+        events: @escaping @Sendable (PlayerEvent) -> Void, failed: @escaping @Sendable (Int) -> Void
     ) {
         self.id = id
         self.name = name
         self.output = output
         self.fixedFormat = fixedFormat
-        self.isClock = isClock
+        self.isClock = Atomic(isClock)
         self.pipe = pipe
         self.events = events
+        self.failed = failed
         // The output itself, not a weak self: a weak reference gives the worker a refcount side
         // table, and `status` retains the clock worker, so every status would pay for it.
         let interruptible = Interruptible(output)
@@ -82,6 +95,7 @@ final class OutputWorker: @unchecked Sendable {
                 while paused && running { gate.wait() }
                 gate.unlock()
                 if held { output.resume() }
+                if heardAt.load(ordering: .relaxed) != 0 { heardAt.store(MonotonicClock.now(), ordering: .relaxed) }
             } else {
                 gate.unlock()
             }
@@ -94,7 +108,10 @@ final class OutputWorker: @unchecked Sendable {
                 generation = next
                 if openFormat != nil { output.cancel() }
                 converter?.reset()
-                if isClock { heardFrames.store(0, ordering: .relaxed) }
+                if clock {
+                    heardFrames.store(0, ordering: .relaxed)
+                    heardAt.store(0, ordering: .relaxed)
+                }
             case .closed:
                 closeDevice()
                 return
@@ -103,42 +120,47 @@ final class OutputWorker: @unchecked Sendable {
         closeDevice()
     }
 
+    private var clock: Bool { isClock.load(ordering: .relaxed) }
+
     private func play(_ chunk: Chunk) {
+        guard !deviceFailed else { return }
         if chunk.endOfQueue {
             if openFormat != nil { output.drain() }
             closeDevice()
-            if isClock { events(.finished) }
+            if clock { events(.finished) }
             return
         }
-        if sourceFormat != chunk.format || (openFormat == nil && !deviceFailed) {
+        if sourceFormat != chunk.format || openFormat == nil {
             reopen(for: chunk.format)
+            if deviceFailed { return }
         }
-        if isClock && chunk.first {
+        if chunk.first {
             playingToken.store(chunk.token, ordering: .relaxed)
             sampleRate.store(chunk.format.sampleRate, ordering: .relaxed)
-            events(.started(token: chunk.token))
+            if clock { events(.started(token: chunk.token)) }
         }
-        if isClock {
-            heardFrames.store(chunk.startFrame, ordering: .relaxed)
+        if clock {
+            if chunk.first || heardAt.load(ordering: .relaxed) == 0 { heardFrames.store(chunk.startFrame, ordering: .relaxed) }
             bitRate.store(chunk.bitRate, ordering: .relaxed)
         }
-        guard let converter, openFormat != nil else { return }
+        guard let converter, openFormat != nil, chunk.count > 0 else { return }
         chunk.bytes.withUnsafeBytes { raw in
             converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<chunk.count]), volume: volume.load(ordering: .relaxed)) { pcm in
                 do {
                     try output.play(pcm)
                 } catch {
-                    events(.outputFailed(name: name, message: (error as? OutputError)?.message ?? "\(error)"))
-                    closeDevice()
-                    deviceFailed = true
+                    fail((error as? OutputError)?.message ?? "\(error)")
                 }
             }
         }
-        if isClock {
+        if deviceFailed { return }
+        if clock {
             let frames = Int64(chunk.count / chunk.format.frameBytes)
             let delay = Int64(openFormat == nil ? 0 : output.delayFrames) * Int64(chunk.format.sampleRate)
                 / Int64(max(openFormat?.sampleRate ?? chunk.format.sampleRate, 1))
             heardFrames.store(max(chunk.startFrame, chunk.startFrame + frames - delay), ordering: .relaxed)
+            writtenUntil.store(chunk.startFrame + frames, ordering: .relaxed)
+            heardAt.store(MonotonicClock.now(), ordering: .relaxed)
         }
     }
 
@@ -161,15 +183,24 @@ final class OutputWorker: @unchecked Sendable {
             let opened = try output.open(wanted)
             openFormat = opened
             converter = PCMConverter(from: format, to: opened)
-            deviceFailed = false
         } catch {
             openFormat = nil
-            converter = nil
-            deviceFailed = true
-            events(.outputFailed(name: name, message: error.message))
+            fail(error.message)
+            return
         }
         sourceFormat = format
         formatBox.withLock { $0 = format }
+    }
+
+    /// The device failed: this worker stops reading (so it neither keeps time nor holds up the
+    /// pipe) and says so; the engine moves the clock on and the core decides what to show.
+    private func fail(_ message: String) {
+        closeDevice()
+        deviceFailed = true
+        gate.withLock { running = false }
+        pipe.removeConsumer(id)
+        events(.outputFailed(name: name, message: message))
+        failed(id)
     }
 
     private func closeDevice() {
@@ -177,7 +208,6 @@ final class OutputWorker: @unchecked Sendable {
         openFormat = nil
         sourceFormat = nil
         converter = nil
-        deviceFailed = false
     }
 }
 

@@ -13,11 +13,15 @@ public struct PlayItem: Sendable {
     public let endMilliseconds: Int?
     /// Opens a decoder; runs on the decoder thread and may block on the network.
     public let open: @Sendable () throws -> any AudioDecoder
+    /// After a failure: whether the song's file changed since it was opened (then it is
+    /// opened once more, from its start). Decoder thread; may block.
+    public let sourceChanged: @Sendable () -> Bool
 
     public init(
         token: UInt64, queueID: Int, uri: String, startMilliseconds: Int = 0, endMilliseconds: Int? = nil,
-        open: @escaping @Sendable () throws -> any AudioDecoder
+        sourceChanged: @escaping @Sendable () -> Bool = { false }, open: @escaping @Sendable () throws -> any AudioDecoder
     ) {
+        self.sourceChanged = sourceChanged
         self.token = token
         self.queueID = queueID
         self.uri = uri

@@ -1,6 +1,7 @@
 import Foundation
 import NimbusModel
 import NimbusOutput
+import NimbusSupport
 import Synchronization
 
 /// One partition's playback machinery: the decoder thread, the pipe, and a thread per enabled
@@ -28,6 +29,8 @@ public final class PlayerEngine: Sendable {
         var playerState: PlayerState = .stop
         var workers: [Int: OutputWorker] = [:]
         var clock: OutputWorker?
+        /// Output ids in the partition's order (the first working one keeps time).
+        var order: [Int] = []
         var lastToken: UInt64 = 0
     }
 
@@ -60,29 +63,51 @@ public final class PlayerEngine: Sendable {
                 worker.shutdown()
                 state.workers[id] = nil
             }
-            let clockID = slots.first?.id ?? fallbackClockID
-            if let clock = state.clock, clock.id != clockID {
-                clock.shutdown()
-                state.workers[clock.id] = nil
-                state.clock = nil
-            }
-            // An output that becomes the clock gets a clock worker (it reports song starts
-            // and the end of the queue, which a plain worker does not).
-            if let worker = state.workers[clockID], !worker.isClock {
-                worker.shutdown()
-                state.workers[clockID] = nil
-            }
             let all = slots.isEmpty
                 ? [OutputSlot(id: fallbackClockID, name: "clock", fixedFormat: nil) { NullOutput(paced: true) }] : slots
+            state.order = all.map(\.id)
             for slot in all where state.workers[slot.id] == nil {
                 let worker = OutputWorker(
-                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat,
-                    isClock: slot.id == clockID, pipe: pipe, events: events)
+                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, isClock: false, pipe: pipe,
+                    events: events
+                ) { [weak self] id in self?.outputFailed(id) }
                 worker.setPaused(state.playerState == .pause)
                 state.workers[slot.id] = worker
-                if slot.id == clockID { state.clock = worker }
             }
+            Self.chooseClock(&state)
         }
+    }
+
+    /// The first worker in slot order keeps time. A worker that takes over from another
+    /// learns the song the old clock was playing; if it already plays a later one, that song
+    /// start is reported now (the old clock never reached it).
+    private static func chooseClock(_ state: inout State) {
+        let workers = state.workers
+        let next = state.order.lazy.compactMap { workers[$0] }.first
+        guard next !== state.clock else { return }
+        let previous = state.clock
+        for worker in state.workers.values { worker.isClock.store(worker === next, ordering: .relaxed) }
+        state.clock = next
+        guard let next, let previous else { return }
+        let heard = previous.playingToken.load(ordering: .relaxed)
+        if next.playingToken.load(ordering: .relaxed) == 0 { next.playingToken.store(heard, ordering: .relaxed) }
+        next.sampleRate.store(previous.sampleRate.load(ordering: .relaxed), ordering: .relaxed)
+        next.heardFrames.store(previous.heardFrames.load(ordering: .relaxed), ordering: .relaxed)
+    }
+
+    /// A worker's device failed and it stopped: drop it and hand the clock on. The core hears
+    /// of it through `.outputFailed` and stops playback only when no output is left.
+    private func outputFailed(_ id: Int) {
+        let started: UInt64? = state.withLock { state in
+            guard let worker = state.workers.removeValue(forKey: id) else { return nil }
+            worker.shutdown()
+            let before = worker.playingToken.load(ordering: .relaxed)
+            Self.chooseClock(&state)
+            guard let clock = state.clock, clock !== worker else { return nil }
+            let now = clock.playingToken.load(ordering: .relaxed)
+            return now != 0 && now != before ? now : nil
+        }
+        if let started { events(.started(token: started)) }
     }
 
     public func setVolume(_ volume: Int, output id: Int) {
@@ -117,6 +142,7 @@ public final class PlayerEngine: Sendable {
         state.withLock { state in
             if state.playerState == .stop { return }
             state.clock?.heardFrames.store(0, ordering: .relaxed)
+            state.clock?.heardAt.store(0, ordering: .relaxed)
         }
         decoder.seek(toMilliseconds: milliseconds)
     }
@@ -164,7 +190,14 @@ public final class PlayerEngine: Sendable {
             guard let clock = state.clock, state.playerState != .stop else { return status }
             status.token = clock.playingToken.load(ordering: .relaxed)
             let rate = Int64(max(1, clock.sampleRate.load(ordering: .relaxed)))
-            status.elapsedMilliseconds = Int(clock.heardFrames.load(ordering: .relaxed) * 1000 / rate)
+            var heard = clock.heardFrames.load(ordering: .relaxed)
+            let measured = clock.heardAt.load(ordering: .relaxed)
+            if state.playerState == .play, measured != 0 {
+                // Runs on with the clock since the last write, never past what was written.
+                let since = Int64(min(MonotonicClock.now() &- measured, 10_000_000_000))
+                heard = max(heard, min(clock.writtenUntil.load(ordering: .relaxed), heard + since * rate / 1_000_000_000))
+            }
+            status.elapsedMilliseconds = Int(heard * 1000 / rate)
             status.format = clock.currentFormat
             status.bitRate = clock.bitRate.load(ordering: .relaxed)
             return status

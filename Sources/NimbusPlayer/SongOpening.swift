@@ -9,4 +9,7 @@ public protocol SongOpening: Sendable {
     func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder
     /// Asks for what the player will read first of a song soon to play; returns at once.
     func prefetch(_ song: Song)
+    /// After a song failed: whether its file changed since it was opened (a cloud file
+    /// replaced on the server), so opening it again plays the new version. Decoder thread.
+    func sourceChanged(_ song: Song) -> Bool
 }

@@ -1,4 +1,5 @@
 import Glibc
+import NimbusModel
 
 /// Typed parsing of protocol arguments with MPD's exact messages.
 ///
@@ -49,8 +50,24 @@ public enum Arguments {
     /// A non-negative time in seconds (seek targets, crossfade).
     public static func songTime(_ text: String) throws(ProtocolError) -> Double {
         let value = try float(text)
+        guard !value.isNaN else { throw .argument("Float expected: \(text)") }
         guard value >= 0 else { throw .argument("Negative value not allowed: \(text)") }
         return value
+    }
+
+    /// A seek target in milliseconds. MPD takes any float here; beyond what a song time can
+    /// hold it saturates (and then fails to seek), and NaN is refused rather than guessed.
+    public static func songTimeMilliseconds(_ text: String) throws(ProtocolError) -> Int {
+        let value = try songTime(text)
+        guard !value.isNaN else { throw .argument("Float expected: \(text)") }
+        return SongTime.milliseconds(fromSeconds: value)
+    }
+
+    /// A signed time in milliseconds (`seekcur +5`, `-5`), saturating like `songTimeMilliseconds`.
+    public static func signedSongTimeMilliseconds(_ text: String) throws(ProtocolError) -> Int {
+        let value = try float(text)
+        guard !value.isNaN else { throw .argument("Float expected: \(text)") }
+        return SongTime.milliseconds(fromSeconds: value)
     }
 
     /// `START:END`, `START:`, `N` or the legacy `-1` meaning everything.

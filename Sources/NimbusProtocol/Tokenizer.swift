@@ -1,3 +1,5 @@
+import NimbusModel
+
 /// Splits one request line the way MPD 0.23's tokenizer does.
 ///
 /// Lines reach here with the newline removed. The rules that matter to clients: the command
@@ -35,15 +37,15 @@ public enum Tokenizer {
         }
     }
 
-    /// MPD 0.23 rejects requests with more arguments than this (COMMAND_ARGV_MAX).
-    public static let maximumArguments = 4096
+    /// MPD rejects requests with more arguments than this (COMMAND_ARGV_MAX: two per tag type,
+    /// plus two).
+    public static let maximumArguments = 2 + TagType.allCases.count * 2
 
-    /// Removes trailing bytes ≤ 0x20 (so `ping\r` is `ping`) and anything after a NUL byte,
-    /// which ends the line for MPD's C string handling.
+    /// Removes trailing bytes ≤ 0x20 (so `ping\r` is `ping`). A NUL byte stays: MPD's C strings
+    /// end there, so `kill\0junk` would run `kill`; here it is a malformed request.
     public static func trimmedLine(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var line = bytes
-        if let nul = line.firstIndex(of: 0) { line = line[..<nul] }
-        while let last = line.last, last <= 0x20 { line = line.dropLast() }
+        while let last = line.last, last <= 0x20, last != 0 { line = line.dropLast() }
         return line
     }
 
@@ -112,7 +114,7 @@ public enum Tokenizer {
         return index
     }
 
-    private static func isSeparator(_ byte: UInt8) -> Bool { byte <= 0x20 }
+    private static func isSeparator(_ byte: UInt8) -> Bool { byte <= 0x20 && byte != 0 }
 
     private static func isWordCharacter(_ byte: UInt8) -> Bool {
         switch byte {

@@ -24,6 +24,8 @@ public final class Server {
     }
 
     public var clientCount: Int { clients.count }
+    /// Where it listens, as logged: `127.0.0.1:6600`, `/run/mpd/socket`.
+    public var listeningOn: [String] { listeners.map(\.description) }
     public var allClients: some Collection<Client> { clients.values }
 
     /// Binds every configured address; as in MPD, any address that cannot be bound is fatal.

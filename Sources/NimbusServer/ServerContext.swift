@@ -14,20 +14,18 @@ public struct ServerServices {
     public var songs: SongSources
     public var library: MusicLibrary?
     public var playlists: PlaylistStore?
-    public var stickers: StickerStore?
     public var mounts: (any MountControl)?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
 
     public init(
         partitions: PartitionSet, songs: SongSources, library: MusicLibrary? = nil, playlists: PlaylistStore? = nil,
-        stickers: StickerStore? = nil, mounts: (any MountControl)? = nil, shutdown: @escaping @CoreActor () -> Void = {}
+        mounts: (any MountControl)? = nil, shutdown: @escaping @CoreActor () -> Void = {}
     ) {
         self.partitions = partitions
         self.songs = songs
         self.library = library
         self.playlists = playlists
-        self.stickers = stickers
         self.mounts = mounts
         self.shutdown = shutdown
     }
@@ -48,8 +46,11 @@ public final class ServerContext {
     public let library: MusicLibrary?
     /// Stored playlists; nil without a playlist_directory (the commands are then hidden).
     public let playlists: PlaylistStore?
-    /// The sticker database; nil without a usable `sticker_file` (`sticker` is then hidden).
-    public let stickers: StickerStore?
+    /// The sticker database; nil until opened, or without a usable `sticker_file` (`sticker`
+    /// is then hidden).
+    public private(set) var stickers: StickerStore?
+    /// Why stickers are off, when their database could not be used (shown in `status`).
+    private(set) var stickerProblem: String?
     /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
     public let mounts: (any MountControl)?
     let shutdown: @CoreActor () -> Void
@@ -63,13 +64,18 @@ public final class ServerContext {
         songs = services.songs
         library = services.library
         playlists = services.playlists
-        stickers = services.stickers
         mounts = services.mounts
         shutdown = services.shutdown
+    }
+
+    /// The sticker database, opened once the daemon runs as its final user.
+    public func useStickers(_ store: StickerStore?, problem: String?) {
+        stickers = store
+        stickerProblem = problem
     }
 
     public var uptimeSeconds: UInt64 { (MonotonicClock.now() - startTime) / 1_000_000_000 }
 
     /// Why a cloud account cannot be reached now (shown as `error:` in status).
-    var storageProblem: String? { library?.storage.failure }
+    var storageProblem: String? { library?.storage.failure ?? stickerProblem }
 }

@@ -47,6 +47,11 @@ public final class SongSources: SongOpening {
         return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)
     }
 
+    public func sourceChanged(_ song: Song) -> Bool {
+        guard !song.isRemote, !song.uri.hasPrefix("/") else { return false }
+        return storage.refresh(song.uri)
+    }
+
     public func prefetch(_ song: Song) {
         guard !song.isRemote, !song.uri.hasPrefix("/") else { return }
         storage.prefetch(song.uri)

@@ -22,11 +22,19 @@ public final class StickerStore {
 
     public init(path: String) throws(Failure) {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            // `deinit` closes the handle (it runs when this initializer throws): not here too.
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(db)
             throw Failure("Failed to open sticker database \"\(path)\": \(message)")
         }
         sqlite3_busy_timeout(db, 2000)
+        // A file that is not a database, or a damaged one, is refused here rather than failing
+        // every later command; the file itself is left as it is for the user to repair.
+        do throws(Failure) {
+            let check = try query("PRAGMA quick_check", [])
+            guard check.first?.first == "ok" else { throw Failure(check.first?.first ?? "damaged") }
+        } catch {
+            throw Failure("sticker database \(path) is not a database (\(error.message)); stickers disabled until it is repaired")
+        }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
         try execute(
@@ -39,6 +47,12 @@ public final class StickerStore {
     }
 
     deinit { sqlite3_close(db) }
+
+    /// Moves everything from the write-ahead log into the database file (at shutdown), so the
+    /// file alone holds every sticker, as users who copy `sticker_file` expect.
+    public func checkpoint() {
+        try? execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
 
     public func get(type: String, uri: String, name: String) throws(Failure) -> String? {
         try query("SELECT value FROM sticker WHERE type=? AND uri=? AND name=?", [type, uri, name]).first?[0]

@@ -80,6 +80,11 @@ public final class MountedStorage: Storage {
         }
     }
 
+    public func refresh(_ path: String) -> Bool {
+        let (storage, inner, _) = route(path)
+        return storage.refresh(inner)
+    }
+
     public func flush() {
         root.flush()
         for storage in mounts.withLock({ Array($0.values) }) { storage.flush() }

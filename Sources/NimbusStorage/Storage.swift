@@ -70,6 +70,9 @@ public protocol Storage: Sendable {
     var failure: String? { get }
     /// Persists what the storage learnt from listings, so its files open offline next time.
     func flush()
+    /// Lists one file again (blocking); true when its content changed since it was listed,
+    /// and from then on the new version is what `open` reads.
+    func refresh(_ path: String) -> Bool
 }
 
 extension Storage {
@@ -78,6 +81,7 @@ extension Storage {
     public func pin(_ path: String) {}
     public var failure: String? { nil }
     public func flush() {}
+    public func refresh(_ path: String) -> Bool { false }
 }
 
 /// Checks a relative URI from a client: no absolute paths, no `..` or `.` segments.

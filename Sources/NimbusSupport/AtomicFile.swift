@@ -34,6 +34,27 @@ public enum AtomicFile {
         syncDirectory(of: path)
     }
 
+    /// Removes what a `write` interrupted by a crash left in `directory` (`NAME.tmp.PID` of a
+    /// process that is gone); returns the names removed. The replaced files are untouched.
+    @discardableResult
+    public static func removeLeftovers(inDirectory directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            let digits = name.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            guard digits > 0, name.utf8.dropLast(digits).reversed().starts(with: ".tmp.".utf8.reversed()),
+                let pid = Int32(String(name.utf8.suffix(digits))!), pid > 0, pid != getpid(), kill(pid, 0) != 0
+            else { continue }
+            names.append(name)
+        }
+        closedir(handle)
+        for name in names { unlink(directory + "/" + name) }
+        return names
+    }
+
     /// Makes a rename durable: the directory entry itself must reach the disk.
     public static func syncDirectory(of path: String) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."

@@ -45,7 +45,7 @@ public final class Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level >= minimum else { return }
-        sink("\(domain): \(message())")
+        sink("\(domain): \(Redaction.withoutCredentials(message()))")
     }
 
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }

@@ -8,6 +8,8 @@ struct CommandLineOptions: Equatable {
     var verbose = false
     var showVersion = false
     var showHelp = false
+    /// `--check`: read the config, report what is wrong in it, exit.
+    var checkOnly = false
 
     typealias Failure = DomainError<CommandLineOptions>
 
@@ -19,6 +21,7 @@ struct CommandLineOptions: Equatable {
             case "-v", "--verbose": verbose = true
             case "-V", "--version": showVersion = true
             case "-h", "--help": showHelp = true
+            case "--check": checkOnly = true
             case let option where option.hasPrefix("-"):
                 throw Failure("unknown option \(option)")
             default:
@@ -29,9 +32,10 @@ struct CommandLineOptions: Equatable {
     }
 
     static let usage = """
-        Usage: nimbusd [--no-daemon] [--stdout] [--verbose] [CONFIG]
+        Usage: nimbusd [--no-daemon] [--stdout] [--verbose] [--check] [CONFIG]
 
         Runs the Nimbus music server in the foreground. CONFIG is an MPD-style config file;
         without one Nimbus uses ~/Music, state in ~/.local/state/nimbus and 127.0.0.1:6600.
+        --check reads the config, prints its warnings and errors, and exits.
         """
 }

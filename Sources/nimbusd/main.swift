@@ -45,6 +45,11 @@ do {
 } catch {
     fail(String(describing: error))
 }
+if options.checkOnly {
+    for warning in configuration.warnings { print("warning: \(warning)") }
+    print("\(options.configPath ?? "defaults"): OK")
+    exit(0)
+}
 if options.verbose { configuration.logLevel = .debug }
 
 let logFile: LogFile

@@ -136,4 +136,32 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(try Permission(parsing: "read,,admin"), [.read, .admin])
         XCTAssertThrowsError(try Permission(parsing: "read,root"))
     }
+
+    func testABindAddressThatCannotBeIsReportedWithItsLine() {
+        XCTAssertEqual(
+            error("port \"6600\"\nbind_to_address \"256.1.1.1\""),
+            "mpd.conf:2: bind_to_address: \"256.1.1.1\" is not an IP address, host name or socket path")
+        XCTAssertNotNil(error("bind_to_address \"[::zz]\""))
+        XCTAssertNil(error("bind_to_address \"192.168.1.20\"\nbind_to_address \"[::1]\"\nbind_to_address \"box.local\""))
+        XCTAssertNil(error("bind_to_address \"/run/nimbus/socket\"\nbind_to_address \"@nimbus\"\nbind_to_address \"any\""))
+    }
+
+    /// A huge value is not echoed back whole in the error.
+    func testAHugeValueIsNotEchoedWhole() throws {
+        let message = try XCTUnwrap(error("log_level \"" + String(repeating: "x", count: 10_000_000) + "\""))
+        XCTAssertLessThan(message.count, 400)
+        XCTAssertTrue(message.hasPrefix("mpd.conf:1: unknown log level"))
+    }
+
+    func testADirectoryGivenAsTheConfigFileIsSaidToBeOne() {
+        XCTAssertThrowsError(try ConfigFile.load(path: "/tmp")) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "Failed to open '/tmp': Is a directory")
+        }
+    }
+
+    func testTheUserSettingIsRead() throws {
+        XCTAssertEqual(try configuration("user \"mpd\"").user, "mpd")
+        XCTAssertNil(try configuration("").user)
+    }
 }
+

@@ -19,13 +19,17 @@ final class PartitionTests: XCTestCase {
         let frames: Int64
         init(frames: Int64) { self.frames = frames }
 
+        /// URIs containing "empty" decode no frame at all; "tiny" ones less than a chunk.
         func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder {
             opened.withLock { $0.append(song.uri) }
             guard !song.uri.contains("broken") else { throw DecoderError("cannot open \(song.uri)") }
+            if song.uri.contains("empty") { return Silence(frames: 0) }
+            if song.uri.contains("tiny") { return Silence(frames: 300) }
             return Silence(frames: frames)
         }
 
         func prefetch(_ song: Song) { prefetched.withLock { $0.append(song.uri) } }
+        func sourceChanged(_ song: Song) -> Bool { false }
     }
 
     final class Silence: AudioDecoder {
@@ -104,6 +108,20 @@ final class PartitionTests: XCTestCase {
         XCTAssertTrue(waitUntil { (try? onCore { set.defaultPartition.state == .stop }) == true })
         XCTAssertEqual(fake.opened.withLock { $0 }, ["broken.flac", "b.flac"], "playback went on after the failure")
         XCTAssertEqual(try onCore { set.defaultPartition.error }, "Failed to decode broken.flac: cannot open broken.flac")
+        try onCore { set.shutdown() }
+    }
+
+    /// Songs with no audio, or less than a chunk of it, between others: the queue goes on.
+    func testSongsWithoutAudioDoNotStallTheQueue() throws {
+        let fake = FakeSongs(frames: 4410)
+        let set = try makeSet(fake)
+        let queue = songs("a.flac", "empty.flac", "tiny.flac", "empty2.flac", "b.flac", "empty3.flac")
+        try onCore {
+            _ = try set.defaultPartition.add(queue)
+            try set.defaultPartition.play(position: 0)
+        }
+        XCTAssertTrue(waitUntil { (try? onCore { set.defaultPartition.state == .stop }) == true }, "the queue never ended")
+        XCTAssertEqual(fake.opened.withLock { $0 }, queue.map(\.uri))
         try onCore { set.shutdown() }
     }
 

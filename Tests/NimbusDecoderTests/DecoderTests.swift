@@ -92,6 +92,24 @@ final class DecoderTests: XCTestCase {
         }
     }
 
+    /// Every format cut at many points of its header: opening fails or the decoder plays what
+    /// is there, and every C handle is freed once (a double free aborts the process).
+    func testHeadersCutAnywhereFailCleanly() throws {
+        let library = try Fixtures.library()
+        for path in ["Alpha Band/Second Wind/01 - Ёлка.ogg", "Alpha Band/First Light/02 - Noon.mp3", "Alpha Band/First Light/01 - Dawn.flac", "untagged.wav"] {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: library + "/" + path))
+            let directory = TemporaryDirectory("nimbus-cut")
+            for length in stride(from: 0, to: min(whole.count, 12_000), by: 97) {
+                let cut = directory.file("cut." + (path as NSString).pathExtension)
+                try whole.prefix(length).write(to: URL(fileURLWithPath: cut))
+                for _ in 0..<3 {
+                    guard let decoder = try? open(cut) else { continue }
+                    _ = try? decodeAll(decoder)
+                }
+            }
+        }
+    }
+
     func testCorruptFilesFailCleanly() throws {
         let library = try Fixtures.library()
         XCTAssertThrowsError(try open(library + "/broken/random.mp3"))

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusHarness
 import XCTest
 
 @testable import NimbusPlayer
@@ -102,14 +103,4 @@ final class MusicPipeTests: XCTestCase {
         wait(for: [done], timeout: 5)
         XCTAssertFalse(Self.write(pipe, token: 1, 1))
     }
-}
-
-/// A value one thread sets and the test reads.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    // Invariant: `stored` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    func set(_ value: Value) { lock.withLock { stored = value } }
-    var value: Value { lock.withLock { stored } }
 }

@@ -80,8 +80,12 @@ final class TokenizerTests: XCTestCase {
         XCTAssertEqual(failure("status 'a'"), .argument("Invalid unquoted character"))
     }
 
-    func testNULByteEndsTheLine() throws {
-        XCTAssertEqual(try Tokenizer.tokenize(Tokenizer.trimmedLine([0x70, 0x69, 0x6E, 0x67, 0, 0x78])).name, "ping")
+    /// Unlike MPD, whose C strings end at a NUL (so `kill\0junk` ran `kill`), a NUL byte makes
+    /// a request malformed.
+    func testANULByteMakesTheRequestMalformed() {
+        XCTAssertEqual(failure(String(decoding: [0x6B, 0x69, 0x6C, 0x6C, 0, 0x78], as: UTF8.self)), .invalidCommandName)
+        XCTAssertEqual(try tokenize(String(decoding: Array("ping ".utf8) + [0, 0x78], as: UTF8.self)).arguments, ["\u{0}x"])
+        XCTAssertEqual(Array(Tokenizer.trimmedLine(Array("kill\0".utf8)[...])), Array("kill\0".utf8))
     }
 
     func testTooManyArguments() {

@@ -5,6 +5,10 @@ import NimbusModel
 /// FLAC playback through libFLAC's stream decoder. libFLAC pushes whole frames into a write
 /// callback; this adapts it to pulls with a carry buffer holding the rest of the last frame.
 /// Seeking is sample-exact (libFLAC trims the frame it lands in).
+///
+/// The handle has one owner, this object, and one place it is freed, `deinit`: Swift runs
+/// `deinit` when an initializer throws after every stored property is set, so no error path
+/// in `init` may free it too (that double free crashed the daemon on truncated files).
 final class FLACDecoder: AudioDecoder {
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
     private let context: StreamContext
@@ -16,6 +20,7 @@ final class FLACDecoder: AudioDecoder {
     private var carryOffset = 0
     private var failure: String?
     private var lastFrameBytes = 0
+    private var sawStreamInfo = false
     private var lastFrameSamples = 0
 
     init(_ stream: any InputStream) throws(DecoderError) {
@@ -59,12 +64,10 @@ final class FLACDecoder: AudioDecoder {
             },
             Unmanaged.passUnretained(self).toOpaque())
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
-            FLAC__stream_decoder_delete(decoder)
             throw DecoderError("FLAC decoder init failed (\(status.rawValue))")
         }
-        guard FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0, totalFrames != nil || format.sampleRate > 0 else {
-            FLAC__stream_decoder_delete(decoder)
-            throw DecoderError(context.failure?.message ?? "not a FLAC stream")
+        guard FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0, sawStreamInfo else {
+            throw DecoderError(context.failure?.message ?? failure ?? "not a FLAC stream")
         }
     }
 
@@ -78,6 +81,7 @@ final class FLACDecoder: AudioDecoder {
     }
 
     private func streamInfo(_ info: FLAC__StreamMetadata_StreamInfo) {
+        sawStreamInfo = true
         bitsPerSample = info.bits_per_sample
         if let audio = FLACFormat.audioFormat(rate: info.sample_rate, bits: info.bits_per_sample, channels: info.channels) {
             format = audio

@@ -18,7 +18,7 @@ public struct FLACPlugin: DecoderPlugin {
         try? stream.seek(to: 0)
         let callbacks = FLAC__IOCallbacks(
             read: { buffer, size, count, handle in
-                let got = StreamContext.from(handle).read(buffer, size * count)
+                let got = StreamContext.from(handle).readFully(buffer, size * count)
                 return got < 0 ? 0 : got / max(size, 1)
             },
             write: nil,

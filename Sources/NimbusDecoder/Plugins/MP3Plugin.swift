@@ -33,7 +33,9 @@ public struct MP3Plugin: DecoderPlugin {
     }
 }
 
-/// An mpg123 handle reading from an InputStream through replacement reader callbacks.
+/// An mpg123 handle reading from an InputStream through replacement reader callbacks. Its one
+/// owner frees it in `deinit` only, which also runs when `init` throws after setting every
+/// stored property: error paths in `init` must not free it.
 final class MP3Handle {
     let handle: OpaquePointer
     let context: StreamContext
@@ -57,9 +59,7 @@ final class MP3Handle {
             nil)
         try? stream.seek(to: 0)
         guard mpg123_open_handle(handle, context.pointer) == MPG123_OK.rawValue else {
-            let message = String(cString: mpg123_strerror(handle))
-            mpg123_delete(handle)
-            throw DecoderError(context.failure?.message ?? message)
+            throw DecoderError(context.failure?.message ?? String(cString: mpg123_strerror(handle)))
         }
     }
 

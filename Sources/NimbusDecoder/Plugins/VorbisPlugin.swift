@@ -37,7 +37,8 @@ public struct VorbisPlugin: DecoderPlugin {
 }
 
 /// One open OggVorbis_File over an InputStream; the struct must not move while open, so it is
-/// heap-allocated and freed with ov_clear in deinit.
+/// heap-allocated. `deinit` is the one place it is cleared and freed — it also runs when `init`
+/// throws (libvorbisfile leaves a struct it failed to open cleared, so ov_clear is safe).
 final class VorbisFile {
     let handle: UnsafeMutablePointer<OggVorbis_File>
     /// libvorbisfile takes a failed read for the end of the stream; the failure is kept here.
@@ -46,6 +47,7 @@ final class VorbisFile {
     init(_ stream: any InputStream) throws(DecoderError) {
         context = StreamContext(stream)
         handle = .allocate(capacity: 1)
+        handle.initialize(to: OggVorbis_File())
         try? stream.seek(to: 0)
         let callbacks = ov_callbacks(
             read_func: { buffer, size, count, pointer in
@@ -59,7 +61,6 @@ final class VorbisFile {
             tell_func: { pointer in Int(StreamContext.from(pointer).stream.position) })
         let status = ov_open_callbacks(context.pointer, handle, nil, 0, callbacks)
         guard status == 0 else {
-            handle.deallocate()
             if let failure = context.failure { throw DecoderError(failure.message) }
             throw DecoderError("not a valid Ogg Vorbis stream (\(status))")
         }

@@ -38,11 +38,14 @@ public final class CacheCounters: Sendable {
 
     /// Received bytes per account and purpose, and what the disk served instead, for the log:
     /// `dav: playing 1.2 MiB, indexing 300 KiB; from disk 5.0 MiB in 12 requests`. Nil before
-    /// anything moved.
-    public var summary: String? {
+    /// anything moved. With `accounts`, only those are listed (the mounted ones: an unmounted
+    /// account's old figures would only repeat).
+    public var summary: String? { summary(accounts: nil) }
+
+    public func summary(accounts wanted: Set<String>?) -> String? {
         state.withLock { state in
             guard state.requests > 0 || state.servedFromDisk > 0 else { return nil }
-            let accounts = state.byAccount.sorted { $0.key < $1.key }.map { account, purposes in
+            let accounts = state.byAccount.filter { wanted?.contains($0.key) ?? true }.sorted { $0.key < $1.key }.map { account, purposes in
                 account + ": " + purposes.sorted { $0.key < $1.key }.map { "\($0.key.name) \(Self.size($0.value))" }.joined(separator: ", ")
             }
             return (accounts + ["from disk \(Self.size(state.servedFromDisk)) in \(state.requests) requests"]).joined(separator: "; ")

@@ -5,30 +5,40 @@ import NimbusModel
 /// MPD: the FIFO is created if missing and also opened for reading by us, so writes never fail
 /// while no reader is attached; writing is paced at real time by a clock, and when a reader is
 /// too slow (or absent) the stale data in the pipe is discarded rather than stalling playback.
+///
+/// The FIFO is never deleted, and once opened it stays open for writing until the daemon
+/// exits, as MPD keeps it: a reader such as snapserver (`pipe://…?mode=read`) then never sees
+/// the end of the stream when playback stops, and never loses the file it reads.
 public final class FifoOutput: AudioOutput {
     private let path: String
     private var writer: Int32 = -1
     private var keeper: Int32 = -1
-    private var createdFifo = false
     private let clock = NullOutput(paced: true)
 
     public init(path: String) { self.path = path }
 
+    deinit {
+        if writer >= 0 { Glibc.close(writer) }
+        if keeper >= 0 { Glibc.close(keeper) }
+    }
+
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        if writer < 0 { try openFifo() }
+        return try clock.open(format)
+    }
+
+    private func openFifo() throws(OutputError) {
         var info = stat()
         if lstat(path, &info) != 0 {
             guard mkfifo(path, 0o666) == 0 else { throw OutputError("Failed to create FIFO \"\(path)\": \(String(cString: strerror(errno)))") }
-            createdFifo = true
         } else if (info.st_mode & S_IFMT) != S_IFIFO {
             throw OutputError("\"\(path)\" exists and is not a FIFO")
         }
-        keeper = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if keeper < 0 { keeper = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         writer = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard writer >= 0 else {
-            close()
             throw OutputError("Failed to open FIFO \"\(path)\": \(String(cString: strerror(errno)))")
         }
-        return try clock.open(format)
     }
 
     public func play(_ pcm: UnsafeRawBufferPointer) throws(OutputError) {
@@ -63,15 +73,10 @@ public final class FifoOutput: AudioOutput {
     public func pause() -> Bool { true }
     public func resume() {}
 
+    /// Playback stopped: the FIFO stays open (see the type's comment), and what a reader has
+    /// not read yet stays in it, so the end of the last song is heard.
     public func close() {
-        if writer >= 0 { Glibc.close(writer) }
-        if keeper >= 0 { Glibc.close(keeper) }
-        writer = -1
-        keeper = -1
-        if createdFifo {
-            unlink(path)
-            createdFifo = false
-        }
+        clock.close()
     }
 
     public var delayFrames: Int { clock.delayFrames }

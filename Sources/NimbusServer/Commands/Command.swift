@@ -15,6 +15,9 @@ public enum CommandResult: Sendable {
     /// while this client's later commands wait, and other clients are served meanwhile.
     /// Inside a command list it simply runs in place.
     case deferred(@Sendable () throws -> ResponseWriter)
+    /// The answer goes out after `delay` (a guessed password), the client's later commands
+    /// waiting behind it; nothing blocks meanwhile.
+    case later(Duration, @Sendable () throws -> ResponseWriter)
 }
 
 /// One invocation: the arguments, the calling client and the server's services.

@@ -8,19 +8,40 @@ enum ConnectionCommands {
     nonisolated static let all: [Command] = [
         Command("ping", .none, arguments: 0...0) { _, _ in .ok },
         Command("close", .none, arguments: nil) { _, _ in .close },
-        Command("kill", .admin, arguments: nil) { _, _ in .kill },
+        Command("kill", .admin, arguments: 0...0) { _, _ in .kill },
         Command("password", .none, arguments: 1...1, handler: password),
         Command("binarylimit", .none, arguments: 1...1, handler: binaryLimit),
         Command("tagtypes", .none, arguments: 0...0, unlimited: true, handler: tagTypes),
         Command("idle", .read, arguments: 0...0, unlimited: true, handler: idle),
     ]
 
+    /// Wrong passwords answered at once before guessing is slowed down, and the last one
+    /// answered before the connection is closed.
+    nonisolated static let freePasswordGuesses = 3
+    nonisolated static let maximumPasswordGuesses = 10
+
+    /// Beyond MPD, which answers a guess every few microseconds: after three wrong passwords each
+    /// further answer waits twice as long as the one before (from a quarter second), and the
+    /// tenth closes the connection. A client that knows its password never notices.
     static func password(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        guard let granted = call.context.settings.passwords[call[0]] else {
-            throw ProtocolError(.password, "incorrect password")
+        let client = call.client
+        if let granted = call.context.settings.passwords[call[0]] {
+            client.permission = granted
+            return .ok
         }
-        call.client.permission = granted
-        return .ok
+        client.wrongPasswords += 1
+        let wrong = client.wrongPasswords
+        if wrong == freePasswordGuesses + 1 {
+            call.context.logger.warning("[\(client.number)] repeated wrong passwords from \(client.address); answers are slowed down")
+        }
+        guard wrong > freePasswordGuesses else { throw ProtocolError(.password, "incorrect password") }
+        if wrong >= maximumPasswordGuesses {
+            call.context.logger.warning("[\(client.number)] \(wrong) wrong passwords from \(client.address); closing")
+            out.ack(ProtocolError(.password, "incorrect password"), index: 0, command: "password")
+            return .close
+        }
+        let delay = Duration.milliseconds(250 << min(wrong - freePasswordGuesses - 1, 5))
+        return .later(delay) { throw ProtocolError(.password, "incorrect password") }
     }
 
     static func binaryLimit(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {

@@ -200,6 +200,8 @@ enum DatabaseCommands {
     }
 
     static func update(_ call: CommandCall, _ out: inout ResponseWriter, rescan: Bool) throws -> CommandResult {
+        // MPD's uri_safe_local: `/` is the root, any other absolute path is refused.
+        if let raw = call.arguments.first, raw != "/", raw.hasPrefix("/") { throw ProtocolError.argument("Malformed path") }
         let path = uri(call)
         guard StoragePath.isSafe(path) else { throw ProtocolError.argument("Malformed path") }
         let id = try library(call).update(path, rescan: rescan)

@@ -54,15 +54,15 @@ enum PlayerCommands {
 
     static func seek(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let position = Int(try Arguments.unsigned(call[0]))
-        let time = try Arguments.songTime(call[1])
-        try call.client.partition.seek(position: position, milliseconds: milliseconds(time))
+        let time = try Arguments.songTimeMilliseconds(call[1])
+        try call.client.partition.seek(position: position, milliseconds: time)
         return .ok
     }
 
     static func seekID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
-        let time = try Arguments.songTime(call[1])
-        try call.client.partition.seek(id: id, milliseconds: milliseconds(time))
+        let time = try Arguments.songTimeMilliseconds(call[1])
+        try call.client.partition.seek(id: id, milliseconds: time)
         return .ok
     }
 
@@ -70,10 +70,8 @@ enum PlayerCommands {
     static func seekCurrent(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let text = call[0]
         let relative = text.first == "+" || text.first == "-"
-        let seconds = relative ? try Arguments.float(text) : try Arguments.songTime(text)
-        try call.client.partition.seekCurrent(milliseconds: milliseconds(seconds), relative: relative)
+        let time = relative ? try Arguments.signedSongTimeMilliseconds(text) : try Arguments.songTimeMilliseconds(text)
+        try call.client.partition.seekCurrent(milliseconds: time, relative: relative)
         return .ok
     }
-
-    private static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
 }

@@ -103,7 +103,11 @@ enum QueueCommands {
         if range.contains(current) { throw ProtocolError.argument("Cannot move current song relative to itself") }
         if current >= range.upperBound { current -= range.count }
         let offset = Int(try Arguments.unsigned(String(text.dropFirst()), max: limit(length - current - range.count)))
-        return sign == "+" ? current + 1 + offset : current - offset
+        let destination = sign == "+" ? current + 1 + offset : current - offset
+        // MPD's unsigned arithmetic wraps a destination before the start, which its MoveRange
+        // then refuses.
+        guard destination >= 0, destination <= length - range.count else { throw PlaybackError.badSongIndex }
+        return destination
     }
 
     static func swap(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
@@ -175,7 +179,7 @@ enum QueueCommands {
         func seconds(_ part: Substring) -> Int?? {
             if part.isEmpty { return .some(nil) }
             guard let value = try? Arguments.float(String(part)), value >= 0 else { return nil }
-            return .some(Int((value * 1000).rounded()))
+            return .some(SongTime.milliseconds(fromSeconds: value))
         }
         guard let start = seconds(text[..<colon]), let end = seconds(text[text.index(after: colon)...]) else { return nil }
         let startMilliseconds = start ?? 0

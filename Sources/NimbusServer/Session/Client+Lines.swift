@@ -7,11 +7,13 @@ extension Client {
     /// Runs every complete line in the input buffer, then sends all responses in one write.
     func processInput() {
         defer { flush() }
-        while !isClosed, let action = session.next(now: MonotonicClock.now()) {
+        // One reading of the clock for a batch of pipelined lines: the timeout needs no more.
+        let now = MonotonicClock.now()
+        while !isClosed, let action = session.next(now: now) {
             switch action {
             case .execute(let line, let index, let deferrable):
                 let completion = execute(line, index: index, deferrable: deferrable)
-                session.completed(completion, now: MonotonicClock.now())
+                session.completed(completion, now: now)
             case .writeOK:
                 output.ok()
             case .writeListOK:
@@ -28,6 +30,13 @@ extension Client {
                 context.shutdown()
             }
         }
+    }
+
+    /// Every command at `log_level "verbose"`, as MPD logs them, a password masked.
+    private func logCommand(_ request: Tokenizer.Request) {
+        let arguments = request.name == "password" ? ["********"] : request.arguments
+        let quoted = arguments.map { "\"" + String($0.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }) + "\"" }
+        context.logger.debug("[\(number)] process command \(([request.name] + quoted).joined(separator: " "))")
     }
 
     private func log(_ reason: SessionMachine.CloseReason) {
@@ -56,6 +65,7 @@ extension Client {
             output.ack(ProtocolError(.unknown, error.message), index: index, command: "")
             return .failed
         }
+        if logsCommands { logCommand(request) }
         guard let command = server.table.lookup(request.name) else {
             output.ack(ProtocolError(.unknown, "unknown command \"\(request.name)\""), index: index, command: "")
             return .failed
@@ -78,6 +88,12 @@ extension Client {
                     return outputOverflows ? .close(.outputBufferFull) : .ok
                 }
                 startDeferred(work, command: command.name)
+                return .deferred
+            case .later(let delay, let work):
+                if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
+                server.reactor.schedule(after: delay) {
+                    self.finishDeferred(Result { try work() }, command: command.name)
+                }
                 return .deferred
             }
         } catch {

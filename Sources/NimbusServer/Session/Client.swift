@@ -27,11 +27,15 @@ public final class Client: IdleListener {
     unowned let server: Server
     let context: ServerContext
     var session: SessionMachine
+    /// `log_level "verbose"`: every command is logged (decided once, not per command).
+    let logsCommands: Bool
     var unsent: [UInt8] = []
     var unsentOffset = 0
     /// The socket refused more output; reading pauses until it drains.
     var writeBlocked = false
     var notifyScheduled = false
+    /// Wrong `password` commands on this connection (guessing is slowed down, then cut off).
+    var wrongPasswords = 0
     var timeoutTimer: TimerID?
     public internal(set) var isClosed = false
     var closeAfterFlush = false
@@ -48,6 +52,7 @@ public final class Client: IdleListener {
         self.tagMask = settings.enabledTags
         self.partition = server.context.partitions.defaultPartition
         session = SessionMachine(commandListLimit: settings.maxCommandListSize, now: MonotonicClock.now())
+        logsCommands = server.context.logger.isEnabled(.debug)
     }
 
     public var idlePartition: String { partition.name }

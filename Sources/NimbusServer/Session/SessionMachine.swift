@@ -51,9 +51,10 @@ struct SessionMachine {
 
     private enum Mode {
         case ready
-        case collecting(CommandListBuilder)
-        /// Running a collected list; `next` is the line to run after the current one.
-        case runningList(CommandListBuilder, next: Int)
+        /// Collecting a command list into `list`.
+        case collecting
+        /// Running `list`; `listNext` is the line to run after the current one.
+        case runningList
         case idle(IdleEvents)
         case deferred
         case closed
@@ -66,8 +67,12 @@ struct SessionMachine {
     private var mode = Mode.ready
     /// An `execute` was handed out and its completion is due.
     private var executing = false
-    /// Actions decided but not yet handed out, oldest first.
-    private var queued: [Action] = []
+    /// The command list being collected or run (kept out of `mode`, so running a list does
+    /// not copy it for every line).
+    private var list = CommandListBuilder(okMode: false)
+    private var listNext = 0
+    /// An action decided but not yet handed out (there is never more than one).
+    private var queued: Action?
     /// Events that happened since the client last heard of them.
     private(set) var pendingIdle: IdleEvents = []
     /// The socket refused output: nothing more is read or run until it drains.
@@ -131,19 +136,24 @@ struct SessionMachine {
 
     /// The next thing to do, or nil until more bytes or an event arrive.
     mutating func next(now: UInt64) -> Action? {
-        if !queued.isEmpty { return take(queued.removeFirst()) }
+        if let action = queued {
+            queued = nil
+            return take(action)
+        }
         guard !executing, !outputBlocked else { return nil }
         while true {
             switch mode {
             case .closed, .deferred:
                 return nil
-            case .runningList(let list, let next):
-                guard next < list.lines.count else {
+            case .runningList:
+                let index = listNext
+                guard index < list.lines.count else {
                     mode = .ready
+                    list.reset(okMode: false)
                     return .writeOK
                 }
                 executing = true
-                return .execute(line: list.text[list.lines[next]], index: next, deferrable: false)
+                return .execute(line: list.line(index), index: index, deferrable: false)
             case .ready, .collecting, .idle:
                 guard let line = takeLine(now: now) else { return nil }
                 if let action = handle(line) { return take(action) }
@@ -170,25 +180,20 @@ struct SessionMachine {
         switch mode {
         case .idle:
             return .close(.commandDuringIdle)
-        case .collecting(var list):
+        case .collecting:
             if line.elementsEqual("command_list_end".utf8) {
-                mode = .runningList(list, next: 0)
+                mode = .runningList
+                listNext = 0
                 return nil
             }
-            // Released from `mode` first, so appending does not copy the list's text.
-            mode = .ready
             guard list.add(line, limit: commandListLimit) else { return .close(.commandListTooLong) }
-            mode = .collecting(list)
             return nil
         default:
             break
         }
-        if line.elementsEqual("command_list_begin".utf8) {
-            mode = .collecting(CommandListBuilder(okMode: false))
-            return nil
-        }
-        if line.elementsEqual("command_list_ok_begin".utf8) {
-            mode = .collecting(CommandListBuilder(okMode: true))
+        if line.elementsEqual("command_list_begin".utf8) || line.elementsEqual("command_list_ok_begin".utf8) {
+            mode = .collecting
+            list.reset(okMode: line.count == "command_list_ok_begin".utf8.count)
             return nil
         }
         executing = true
@@ -200,7 +205,8 @@ struct SessionMachine {
         switch action {
         case .close, .finish, .kill:
             mode = .closed
-            queued.removeAll()
+            queued = nil
+            list.reset(okMode: false)
         default:
             break
         }
@@ -211,29 +217,31 @@ struct SessionMachine {
     mutating func completed(_ completion: Completion, now: UInt64) {
         precondition(executing, "completed without an execute")
         executing = false
-        let inList: (list: CommandListBuilder, index: Int)?
-        if case .runningList(let list, let next) = mode { inList = (list, next) } else { inList = nil }
+        var inList = false
+        if case .runningList = mode { inList = true }
         switch completion {
         case .ok:
-            if let inList {
-                if inList.list.okMode { queued.append(.writeListOK) }
-                mode = .runningList(inList.list, next: inList.index + 1)
+            if inList {
+                if list.okMode { queued = .writeListOK }
+                listNext += 1
             } else {
-                queued.append(.writeOK)
+                queued = .writeOK
             }
         case .failed:
             mode = .ready
+            list.reset(okMode: false)
         case .idle(let subscriptions):
             mode = .idle(subscriptions)
-            if let fired = takeIdleAnswer(now: now) { queued.append(.answerIdle(fired)) }
+            list.reset(okMode: false)
+            if let fired = takeIdleAnswer(now: now) { queued = .answerIdle(fired) }
         case .deferred:
             mode = .deferred
         case .close(let reason):
-            queued.append(.close(reason))
+            queued = .close(reason)
         case .finish:
-            queued.append(.finish)
+            queued = .finish
         case .kill:
-            queued.append(.kill)
+            queued = .kill
         }
     }
 
@@ -242,7 +250,7 @@ struct SessionMachine {
         guard isAwaitingDeferred else { return }
         mode = .ready
         lastActivity = now
-        if succeeded { queued.append(.writeOK) }
+        if succeeded { queued = .writeOK }
     }
 
     // MARK: idle
@@ -272,11 +280,20 @@ struct SessionMachine {
 /// Accumulates a `command_list_begin … command_list_end` block, bounded like MPD's. Lines
 /// are kept in one byte buffer so a long list costs appends, not one array per line.
 struct CommandListBuilder {
-    let okMode: Bool
+    private(set) var okMode: Bool
     private(set) var text: [UInt8] = []
     private(set) var lines: [Range<Int>] = []
 
     init(okMode: Bool) { self.okMode = okMode }
+
+    /// Empties the list for the next one, keeping its buffers' capacity.
+    mutating func reset(okMode: Bool) {
+        self.okMode = okMode
+        text.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+    }
+
+    func line(_ index: Int) -> ArraySlice<UInt8> { text[lines[index]] }
 
     /// False once the accumulated text (each line plus one byte) exceeds `limit`.
     mutating func add(_ line: ArraySlice<UInt8>, limit: Int) -> Bool {

@@ -80,6 +80,14 @@ public final class CloudStorage: Storage {
             ranges: [0..<min(head, item.size), max(0, item.size - tail)..<item.size])
     }
 
+    public func refresh(_ path: String) -> Bool {
+        guard let known = files.withLock({ $0[path] }), let item = try? provider.item(path) else { return false }
+        files.withLock { $0[path] = item }
+        let changed = item.version != known.version || item.size != known.size || item.modified != known.modified
+        if changed { logger.notice("\(account)/\(path) changed on the server; playing the new version") }
+        return changed
+    }
+
     /// Keeps the whole file on disk for offline use.
     public func pin(_ path: String) {
         guard let item = try? describe(path), item.size > 0 else { return }

@@ -60,8 +60,10 @@ public struct HTTPFiles: Sendable {
         response.status == 200 && response[header: "content-length"] == nil
     }
 
+    /// The host (and port) a message names; credentials in the URL are left out.
     static func host(_ url: String) -> String {
         guard let scheme = url.range(of: "://") else { return url }
-        return String(url[scheme.upperBound...].prefix { $0 != "/" })
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return String(authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority)
     }
 }

@@ -18,13 +18,29 @@ public struct HTTPTarget: Sendable {
 /// 404 on a signed URL, 410) it is asked again with `fresh: true`, which re-resolves the link
 /// and refreshes tokens. `If-Range` with the file's strong ETag, and the total in
 /// `Content-Range`, make sure a file that changed on the server is never spliced into what is
-/// cached: the cache then hears `.changed`.
+/// cached: the cache then hears `.changed`. So does a `Last-Modified` in the answer that is
+/// not the time the listing gave (`modified`): a server whose listing is stale (rclone's
+/// directory cache) may still report the old length and ETag for a replaced file.
 struct RangedHTTPSource: RemoteSource {
     let what: String
     let pool: HTTPSessionPool
     let length: Int64
     let validator: String?
+    /// The file's time in the listing (seconds since 1970), checked against each answer.
+    var modified: Int64? = nil
     let resolve: @Sendable (_ fresh: Bool) throws(RemoteError) -> HTTPTarget
+
+    init(
+        what: String, pool: HTTPSessionPool, length: Int64, validator: String?, modified: Int64? = nil,
+        resolve: @escaping @Sendable (_ fresh: Bool) throws(RemoteError) -> HTTPTarget
+    ) {
+        self.what = what
+        self.pool = pool
+        self.length = length
+        self.validator = validator
+        self.modified = modified
+        self.resolve = resolve
+    }
 
     func fetch(_ range: Range<Int64>, purpose: FetchPurpose, into sink: (UnsafeRawBufferPointer) -> Bool) throws(RemoteError) {
         var fresh = false
@@ -52,6 +68,13 @@ struct RangedHTTPSource: RemoteSource {
         do {
             response = try pool.withSession { session throws(HTTPError) in
                 try session.perform(request) { response in
+                    if let modified, modified > 0, response.status == 206 || response.status == 200,
+                        let stamp = response[header: "last-modified"].flatMap({ HTTPHelpers.parseHTTPDate($0.trimmedSpaces) }),
+                        stamp != modified
+                    {
+                        failure = RemoteError(.changed, "\(what): the file changed on the server (modified at another time than listed)")
+                        return false
+                    }
                     switch response.status {
                     case 206:
                         if let content = response.contentRange {

@@ -65,7 +65,8 @@ public final class WebDAVProvider: CloudProvider {
     public func source(for item: RemoteItem) -> any RemoteSource {
         let location = url(item.path, directory: false)
         return RangedHTTPSource(
-            what: account, pool: pool, length: item.size, validator: item.version.hasPrefix("\"") ? item.version : nil
+            what: account, pool: pool, length: item.size, validator: item.version.hasPrefix("\"") ? item.version : nil,
+            modified: item.modified
         ) { [self] _ in HTTPTarget(url: location, authentication: authentication) }
     }
 
