@@ -15,10 +15,24 @@ struct UpdateWalk {
     let threads: Int
 
     private final class Plan: @unchecked Sendable {
-        // Invariant: `results[i]` is written by exactly one worker (the one that claimed i)
-        // and read only after WorkerThreads.run returned.
+        // Invariant: slot i of `results` is written by exactly one worker (the one that
+        // claimed i) and read only after WorkerThreads.run returned. The slots live in one
+        // fixed buffer, not a Swift array, whose element writes from several threads would
+        // race on the array itself (ThreadSanitizer found it).
         var tasks: [(path: String, entry: StorageEntry)] = []
-        var results: [LibrarySong?] = []
+        private(set) var results = UnsafeMutableBufferPointer<LibrarySong?>(start: nil, count: 0)
+
+        func prepareResults() {
+            results.deinitialize()
+            results.deallocate()
+            results = .allocate(capacity: tasks.count)
+            results.initialize(repeating: nil)
+        }
+
+        deinit {
+            results.deinitialize()
+            results.deallocate()
+        }
     }
 
     private enum PendingSong {
@@ -164,7 +178,7 @@ struct UpdateWalk {
     }
 
     private func scan(_ plan: Plan) {
-        plan.results = Array(repeating: nil, count: plan.tasks.count)
+        plan.prepareResults()
         let storage = self.storage, registry = self.registry, logger = self.logger
         // Remote files are scanned over the network, where waiting for round trips, not the
         // CPU, is the cost: more of them at once, up to what the fetcher runs in parallel.

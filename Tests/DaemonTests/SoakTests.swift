@@ -102,7 +102,9 @@ final class SoakTests: XCTestCase {
         XCTAssertEqual(Set(ids).count, length)
         let rss = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }!.split(separator: " ").compactMap { Int($0) }.first!
-        XCTAssertLessThan(rss, 300_000, "RSS \(rss) KiB")
+        // A sanitizer run sets a larger bound: its shadow memory alone is hundreds of MiB.
+        let bound = Int(ProcessInfo.processInfo.environment["NIMBUS_SOAK_MAX_RSS_KIB"] ?? "") ?? 300_000
+        XCTAssertLessThan(rss, bound, "RSS \(rss) KiB")
         XCTAssertEqual(daemon.stop(), 0, "a clean shutdown after the soak")
     }
 

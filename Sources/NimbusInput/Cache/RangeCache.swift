@@ -81,10 +81,15 @@ public final class RangeCache: Sendable {
             existing.update(source: source)
             return existing
         }
-        let created = try CacheEntry(key: key, length: length, source: source, directory: directory, cache: self)
-        return state.withLock { state in
-            // Another thread may have opened it meanwhile: keep the first.
-            let entry = state.live[key] ?? created
+        // Created under the lock: a second entry for the same file, made meanwhile by another
+        // thread, would truncate the data file under the first one's readers (found by
+        // ThreadSanitizer's timing, as short reads while indexing).
+        return try state.withLock { state throws(InputError) -> CacheEntry in
+            if let entry = state.live[key] {
+                if lease { entry.leases += 1 }
+                return entry
+            }
+            let entry = try CacheEntry(key: key, length: length, source: source, directory: directory, cache: self)
             state.live[key] = entry
             state.dormant[key.fileName] = nil
             if lease { entry.leases += 1 }
