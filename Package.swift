@@ -25,6 +25,7 @@ let package = Package(
         cLibrary("CFLAC", "flac", ["libflac-dev"]),
         cLibrary("CALSA", "alsa", ["libasound2-dev"]),
         cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
+        cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
 
         // Kernel interfaces missing from Swift's Glibc module (epoll, eventfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -68,10 +69,12 @@ let package = Package(
             dependencies: ["NimbusQueue", "NimbusPlayer", "NimbusOutput", "NimbusDecoder", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),
         // Where songs come from: opening for the player (storage, input, decoder, ReplayGain),
-        // songs outside the library, artwork and raw metadata for the server.
+        // songs outside the library, artwork, raw metadata and fingerprints for the server.
         .target(
             name: "NimbusSources",
-            dependencies: ["NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            dependencies: [
+                "NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusSupport", "CChromaprint",
+            ],
             swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
         .target(
@@ -130,6 +133,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusDaemon", "NimbusConfig", "NimbusModel", "NimbusSupport", "NimbusHarness",
             ],
+            exclude: ["Transcripts"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusDecoderTests", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusHarness"],

@@ -44,17 +44,19 @@ extension Partition {
         return output
     }
 
-    /// enableoutput / disableoutput / toggleoutput (nil toggles).
+    /// enableoutput / disableoutput / toggleoutput (nil toggles). As MPD's OutputCommand: an
+    /// output with a mixer also raises `mixer` (a toggle only when it switched the output
+    /// off); enabling or disabling it again changes nothing and raises nothing.
     public func setOutput(id: Int, enabled: Bool?) throws(OutputFailure) {
         let output = try output(id: id)
         let wanted = enabled ?? !output.enabled
-        guard wanted != output.enabled else { return }
+        guard wanted != output.enabled || enabled == nil else { return }
         output.enabled = wanted
         if state != .stop {
             engine.setOutputs(activeOutputSlots)
             applyVolumes()
         }
-        onEvents([.output, .mixer])
+        onEvents(output.hasMixer && (enabled != nil || !wanted) ? [.output, .mixer] : .output)
         home.stateChanged()
     }
 
@@ -92,12 +94,12 @@ extension Partition {
     /// Real outputs (placeholders do not count), for `delpartition`.
     public var hasOutputs: Bool { outputs.contains { !$0.isPlaceholder } }
 
+    /// Whoever moves an output raises `output` for every partition (MPD's moveoutput).
     private func outputsChanged() {
         if state != .stop {
             engine.setOutputs(activeOutputSlots)
             applyVolumes()
         }
-        onEvents([.output, .mixer])
         home.stateChanged()
     }
 }

@@ -20,6 +20,7 @@ extension Partition {
             current = 0
         }
         startCurrent(at: 0)
+        clearStartedPriority()
     }
 
     public func play(id: Int?) throws(PlaybackError) {
@@ -63,6 +64,7 @@ extension Partition {
             self.current = next
             startCurrent(at: 0)
             consumeOrder(old)
+            clearStartedPriority()
         } else {
             stopPlayer()
             consumeOrder(old)
@@ -75,15 +77,20 @@ extension Partition {
         guard let current, state != .stop else { throw .notPlaying }
         self.current = queue.previousOrder(before: current, options: options)
         startCurrent(at: 0)
+        clearStartedPriority()
     }
 
     /// `seek`/`seekid`: jumps inside a song, starting it if it is not the current one. The
     /// decoder restarts at the target rather than seeking in place: it may already be decoding
     /// the following song.
+    /// A target past the song's end is clamped to it, as MPD's SeekDecoder does: the song then
+    /// ends at once and the next one plays, and `elapsed` never shows a time the song lacks.
     public func seek(position: Int, milliseconds: Int) throws(PlaybackError) {
         guard position < queue.count else { throw .badSongIndex }
+        var target = milliseconds
+        if let length = queue[position].playedLength { target = min(target, length) }
         current = queue.orderIndex(ofPosition: position)
-        startCurrent(at: milliseconds, paused: state == .pause)
+        startCurrent(at: target, paused: state == .pause)
     }
 
     public func seek(id: Int, milliseconds: Int) throws(PlaybackError) {
@@ -243,13 +250,18 @@ extension Partition {
     }
 
     private func consumeOrder(_ order: Int) {
-        guard options.consume, order < queue.order.count else { return }
+        guard options.consume != .off, order < queue.order.count else { return }
         let position = queue.order[order]
         let currentID = currentItem?.id
         queue.remove(at: position)
         current = currentID.flatMap { queue.position(ofID: $0) }.flatMap { queue.orderIndex(ofPosition: $0) }
         queue.commitChange()
         onEvents(.playlist)
+        // MPD 0.24's oneshot: one song consumed, then consume is off again.
+        if options.consume == .oneshot {
+            options.consume = .off
+            onEvents(.options)
+        }
     }
 
     private func finishSingleOneshot() {
@@ -306,6 +318,7 @@ extension Partition {
     private func songStarted(_ token: UInt64) {
         guard let id = tokens[token], let position = queue.position(ofID: id) else { return }
         failureStreak = 0
+        var startedAnother = false
         let previous = current
         let previousToken = playingToken
         playingToken = token
@@ -314,6 +327,7 @@ extension Partition {
             current = queue.orderIndex(ofPosition: position)
             if let previous { consumeOrder(previous) }
             finishSingleOneshot()
+            startedAnother = true
         }
         current = queue.position(ofID: id).flatMap { queue.orderIndex(ofPosition: $0) }
         // Tokens grow along the chain: a follower already named for a later song (one that
@@ -323,7 +337,15 @@ extension Partition {
         } else {
             refreshNext()
         }
+        if startedAnother { clearStartedPriority() }
         changed(.player)
+    }
+
+    /// MPD's SongStarted: a song loses its priority when it starts (the priority was what
+    /// brought it forward), without reordering; the queue version moves on.
+    private func clearStartedPriority() {
+        guard let current, queue.setPriority(0, at: queue.order[current], currentOrder: nil, reorder: false) else { return }
+        queueChanged()
     }
 
     /// The decoder ran out of songs. In single mode the next song is loaded paused at its
@@ -352,6 +374,7 @@ extension Partition {
         if let following = followingID.flatMap({ queue.position(ofID: $0) }).flatMap({ queue.orderIndex(ofPosition: $0) }) {
             current = following
             startCurrent(at: 0, paused: true)
+            clearStartedPriority()
             return
         }
         setState(.stop)

@@ -56,6 +56,7 @@ extension Partition {
         stopPlayer()
         queue.removeAll()
         current = nil
+        lastLoadedPlaylist = ""
         queueChanged()
     }
 

@@ -14,6 +14,7 @@ extension Partition {
         saved.current = currentPosition
         saved.elapsedMilliseconds = elapsedMilliseconds
         saved.options = options
+        saved.lastLoadedPlaylist = lastLoadedPlaylist
         saved.random = queue.random
         saved.entries = queue.items.map { item in
             SavedState.Entry(song: item.song, priority: item.priority, range: item.range, isDetached: item.song.isRemote)
@@ -30,6 +31,7 @@ extension Partition {
         }
         if let volume = saved.volume { restoreSoftwareVolume(volume) }
         options = saved.options
+        lastLoadedPlaylist = saved.lastLoadedPlaylist
         var currentPosition: Int?
         for (index, entry) in saved.entries.enumerated() {
             guard queue.count < maxQueueLength, let song = resolve(entry) else { continue }

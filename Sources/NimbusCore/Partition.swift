@@ -27,6 +27,8 @@ public final class Partition {
     /// The last player error, shown as `error:` until cleared or the next play.
     public internal(set) var error: String?
     public internal(set) var state: PlayerState = .stop
+    /// The stored playlist last loaded into the queue; cleared with the queue (MPD 0.24).
+    public var lastLoadedPlaylist = ""
     public var outputs: [OutputRecord] = []
     /// Outputs whose device failed since playback started: left out until it starts again
     /// from a stop (MPD retries a failed output then), while the others play on.

@@ -71,6 +71,8 @@ public struct PlaylistStore: Sendable {
 
     /// The entries of a playlist (URIs relative to the music directory, or URLs).
     public func load(_ name: String) throws(Failure) -> [String] {
+        // Reading a name that cannot be a playlist finds no playlist, as in MPD (`load "../x"`).
+        guard Self.isValidName(name) else { throw .noSuchPlaylist }
         let path = try path(name)
         let bytes: [UInt8]?
         do { bytes = try AtomicFile.read(path) } catch { throw .io(error.description) }
@@ -98,9 +100,29 @@ public struct PlaylistStore: Sendable {
     // MARK: writing
 
     public func create(_ name: String, entries: [String]) throws(Failure) {
+        try save(name, entries: entries, mode: .create)
+    }
+
+    /// MPD 0.24's `save` modes: a new playlist, or one that must exist to be appended to or
+    /// replaced.
+    public enum SaveMode: String, Sendable {
+        case create, append, replace
+    }
+
+    public func save(_ name: String, entries: [String], mode: SaveMode) throws(Failure) {
         let path = try path(name)
-        guard access(path, F_OK) != 0 else { throw .playlistExists }
-        try write(entries, to: path)
+        let exists = access(path, F_OK) == 0
+        switch mode {
+        case .create:
+            guard !exists else { throw .playlistExists }
+            try write(entries, to: path)
+        case .append:
+            guard exists else { throw .noSuchPlaylist }
+            try write(try load(name) + entries, to: path)
+        case .replace:
+            guard exists else { throw .noSuchPlaylist }
+            try write(entries, to: path)
+        }
     }
 
     /// Inserts at `position` (appends when nil); creates the playlist when missing.
@@ -134,10 +156,16 @@ public struct PlaylistStore: Sendable {
     }
 
     public func move(_ name: String, from: Int, to: Int) throws(Failure) {
+        try move(name, range: from..<(from + 1), to: to)
+    }
+
+    /// Moves `range` so it starts at `to` in the playlist without it (MPD 0.24's MoveIndex).
+    public func move(_ name: String, range: Range<Int>, to: Int) throws(Failure) {
         var entries = try load(name)
-        guard from < entries.count, to < entries.count else { throw .badRange }
-        let entry = entries.remove(at: from)
-        entries.insert(entry, at: to)
+        guard range.upperBound <= entries.count, to <= entries.count - range.count else { throw .badRange }
+        let moved = Array(entries[range])
+        entries.removeSubrange(range)
+        entries.insert(contentsOf: moved, at: to)
         try write(entries, to: try path(name))
     }
 

@@ -31,6 +31,8 @@ public struct SavedState: Sendable, Equatable {
     /// Queue position of the current song.
     public var current: Int?
     public var elapsedMilliseconds = 0
+    /// The stored playlist last loaded into the queue (MPD 0.24's `lastloadedplaylist`).
+    public var lastLoadedPlaylist = ""
     public var options = PlaybackOptions()
     public var random = false
     public var entries: [Entry] = []
@@ -68,12 +70,13 @@ public enum StateFileCodec {
         text += "random: \(state.random ? 1 : 0)\n"
         text += "repeat: \(options.repeatMode ? 1 : 0)\n"
         text += "single: \(options.single.rawValue)\n"
-        text += "consume: \(options.consume ? 1 : 0)\n"
+        text += "consume: \(options.consume.rawValue)\n"
         text += "crossfade: \(options.crossfade)\n"
         text += "mixrampdb: \(decimal(Double(options.mixRampDB)))\n"
         text += "mixrampdelay: \(options.mixRampDelay.map { decimal(Double($0)) } ?? "nan")\n"
         // Not in MPD's state file (MPD ignores the line); Nimbus keeps the mode across restarts.
         text += "replay_gain_mode: \(options.replayGainMode)\n"
+        text += "lastloadedplaylist: \(state.lastLoadedPlaylist)\n"
         text += "playlist_begin\n"
         for (index, entry) in state.entries.enumerated() {
             if entry.priority != 0 { text += "Prio: \(entry.priority)\n" }
@@ -146,10 +149,11 @@ public enum StateFileCodec {
             case "random": state.random = value == "1"
             case "repeat": state.options.repeatMode = value == "1"
             case "single": state.options.single = SingleMode(rawValue: value) ?? .off
-            case "consume": state.options.consume = value == "1"
+            case "consume": state.options.consume = ConsumeMode(rawValue: value) ?? .off
             case "crossfade": state.options.crossfade = Int(value).map { max(0, $0) } ?? 0
             case "mixrampdb": state.options.mixRampDB = Float(value).flatMap { $0.isFinite ? $0 : nil } ?? 0
             case "mixrampdelay": state.options.mixRampDelay = Float(value).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+            case "lastloadedplaylist": state.lastLoadedPlaylist = value
             case "replay_gain_mode":
                 if ["off", "track", "album", "auto"].contains(value) { state.options.replayGainMode = value }
             default: break

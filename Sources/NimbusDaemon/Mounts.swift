@@ -40,7 +40,11 @@ final class Mounts: MountControl {
         guard !name.isEmpty, !name.contains("/"), StoragePath.isSafe(name) else { throw .badMountPoint }
         guard storage.mounted(name) == nil else { throw .busy }
         guard !mounts.contains(where: { $0.uri == uri }) else { throw .alreadyMounted }
-        guard let mounted = make(name, uri: uri) else { throw .unrecognized }
+        guard let mounted = make(name, uri: uri) else {
+            let scheme = uri.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            if Self.pluginsMPDHas.contains(scheme) { throw .unsupported(scheme: scheme) }
+            throw .unrecognized
+        }
         storage.mount(name, mounted)
         mounts.append((name, uri))
         save()
@@ -54,6 +58,10 @@ final class Mounts: MountControl {
         save()
         _ = try? library.update(name)
     }
+
+    /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
+    /// from MPD learns what to use instead.
+    private static let pluginsMPDHas: Set<String> = ["nfs", "smb", "udisks"]
 
     private func attach(_ name: String, uri: String) {
         guard let mounted = make(name, uri: uri) else {

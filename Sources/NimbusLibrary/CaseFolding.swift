@@ -1,10 +1,26 @@
 import Foundation
 
-/// Case-insensitive comparison for `search`: full Unicode case folding (Cyrillic, accents,
-/// ß → ss) like MPD's ICU folding, with an allocation-free path for ASCII, which is most tags.
+/// Case-insensitive comparison for `search`: as MPD 0.24 with ICU, Unicode NFKC normalization
+/// with full case folding (Cyrillic, accents, ß → ss, ligatures, ＦＵＬＬＷＩＤＴＨ) and punctuation
+/// transliterated to ASCII (’ → ', “ → "), with an allocation-free path for ASCII, which is
+/// most tags.
 enum CaseFolding {
+    private static let punctuation = StringTransform("[:Punctuation:] Latin-ASCII")
+
     static func fold(_ text: String) -> String {
-        isASCII(text) ? text.lowercased() : text.folding(options: [.caseInsensitive], locale: nil)
+        guard !isASCII(text) else { return text.lowercased() }
+        let folded = text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
+            .precomposedStringWithCompatibilityMapping
+        return folded.applyingTransform(punctuation, reverse: false) ?? folded
+    }
+
+    /// `haystack` folded starts with `foldedNeedle`.
+    static func hasPrefix(_ haystack: String, foldedNeedle: String, needleIsASCII: Bool) -> Bool {
+        if needleIsASCII, isASCII(haystack) {
+            return haystack.utf8.count >= foldedNeedle.utf8.count
+                && zip(haystack.utf8, foldedNeedle.utf8).allSatisfy { lower($0) == $1 }
+        }
+        return fold(haystack).utf8.starts(with: foldedNeedle.utf8)
     }
 
     static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }

@@ -8,7 +8,8 @@ import NimbusStorage
 /// only needs to load fast and be replaced atomically; a crash leaves the old or the new file.
 enum DatabaseCodec {
     static let magic = Array("NIMBUSDB".utf8)
-    static let version: UInt32 = 1
+    /// 2: MPD 0.24's tag order and each song's `added` time; version 1 files are still read.
+    static let version: UInt32 = 2
 
     struct Header: Equatable {
         var updated: Int64
@@ -38,13 +39,13 @@ enum DatabaseCodec {
         var reader = ByteReader(payload)
         _ = try reader.bytes(magic.count)
         let fileVersion = try reader.u32()
-        guard fileVersion == version else { throw .corrupt("unsupported database version \(fileVersion)") }
+        guard fileVersion == 1 || fileVersion == version else { throw .corrupt("unsupported database version \(fileVersion)") }
         let header = Header(updated: try reader.i64(), musicDirectory: try reader.string())
         let count = Int(try reader.u32())
         var strings: [String] = []
         strings.reserveCapacity(count)
         for _ in 0..<count { strings.append(try reader.string()) }
-        let root = try decodeDirectory(&reader, strings: strings, depth: 0)
+        let root = try decodeDirectory(&reader, strings: strings, depth: 0, version: fileVersion)
         return (header, Database(root: root, updated: header.updated))
     }
 
@@ -64,6 +65,7 @@ enum DatabaseCodec {
         for song in directory.songs {
             writer.string(song.name)
             writer.i64(song.modified)
+            writer.i64(song.added ?? -1)
             if let format = song.format {
                 writer.u32(format.sampleRate)
                 writer.u8(format.sample.rawValue)
@@ -82,7 +84,9 @@ enum DatabaseCodec {
         for child in directory.directories { encode(child, table: table, into: &writer) }
     }
 
-    private static func decodeDirectory(_ reader: inout ByteReader, strings: [String], depth: Int) throws(DatabaseFileError)
+    private static func decodeDirectory(
+        _ reader: inout ByteReader, strings: [String], depth: Int, version: UInt32
+    ) throws(DatabaseFileError)
         -> LibraryDirectory
     {
         guard depth < 256 else { throw .corrupt("directory nesting too deep") }
@@ -95,6 +99,7 @@ enum DatabaseCodec {
         for _ in 0..<songCount {
             let name = try reader.string()
             let modified = try reader.i64()
+            let added = version >= 2 ? try reader.i64() : -1
             var format: AudioFormat?
             let rate = try reader.u32()
             if rate != 0 {
@@ -106,16 +111,22 @@ enum DatabaseCodec {
             var items: [TagItem] = []
             items.reserveCapacity(itemCount)
             for _ in 0..<itemCount {
-                guard let type = TagType(rawValue: try reader.u8()) else { throw .corrupt("bad tag type") }
+                let raw = Int(try reader.u8())
+                let known = version >= 2 ? TagType(rawValue: UInt8(raw)) : raw < TagType.mpd023Order.count ? TagType.mpd023Order[raw] : nil
+                guard let type = known else { throw .corrupt("bad tag type") }
                 let index = Int(try reader.u32())
                 guard index < strings.count else { throw .corrupt("bad string index") }
                 items.append(TagItem(type, strings[index]))
             }
             directory.songs.append(
-                LibrarySong(name: name, modified: modified, format: format, tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration))))
+                LibrarySong(
+                    name: name, modified: modified, added: added < 0 ? nil : added, format: format,
+                    tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration))))
         }
         let childCount = Int(try reader.u32())
-        for _ in 0..<childCount { directory.directories.append(try decodeDirectory(&reader, strings: strings, depth: depth + 1)) }
+        for _ in 0..<childCount {
+            directory.directories.append(try decodeDirectory(&reader, strings: strings, depth: depth + 1, version: version))
+        }
         return directory
     }
 }

@@ -14,7 +14,7 @@ public enum LibraryError: Error, Equatable {
 /// no copies of filter payloads (an indirect enum retained its boxes on every song).
 public final class FilterEvaluator {
     private final class Node {
-        enum Kind { case tag, uri, base, modifiedSince, audioFormat, not, and }
+        enum Kind { case tag, uri, base, modifiedSince, addedSince, priority, audioFormat, not, and }
         let kind: Kind
         var tagType: TagType?
         var matcher: Matcher?
@@ -57,6 +57,8 @@ public final class FilterEvaluator {
             switch (match.kind, match.foldCase) {
             case (.substring, true): return CaseFolding.contains(value, foldedNeedle: needle, needleIsASCII: needleIsASCII)
             case (.substring, false): return needle.isEmpty || value.contains(needle)
+            case (.prefix, true): return CaseFolding.hasPrefix(value, foldedNeedle: needle, needleIsASCII: needleIsASCII)
+            case (.prefix, false): return value.utf8.starts(with: needle.utf8)
             case (_, true): return CaseFolding.equals(value, foldedNeedle: needle, needleIsASCII: needleIsASCII)
             case (_, false): return value == needle
             }
@@ -92,6 +94,14 @@ public final class FilterEvaluator {
             let node = Node(.modifiedSince)
             node.time = time
             return node
+        case .addedSince(let time):
+            let node = Node(.addedSince)
+            node.time = time
+            return node
+        case .priority(let minimum):
+            let node = Node(.priority)
+            node.time = Int64(minimum)
+            return node
         case .audioFormat(let pattern):
             let node = Node(.audioFormat)
             node.pattern = pattern
@@ -107,18 +117,28 @@ public final class FilterEvaluator {
         }
     }
 
-    public func matches(_ song: Song) -> Bool {
-        Self.matches(root, uri: song.uri, directory: nil, tag: song.tag, modified: song.lastModified, format: song.format)
+    /// `priority`: the queue entry's (0 for a song outside the queue).
+    public func matches(_ song: Song, priority: UInt8 = 0) -> Bool {
+        Self.matches(
+            root, uri: song.uri, directory: nil, tag: song.tag, times: Times(modified: song.lastModified, added: song.added),
+            format: song.format, priority: priority)
     }
 
     public func matches(_ song: LibrarySong, in directory: String) -> Bool {
-        Self.matches(root, uri: song.name, directory: directory, tag: song.tag, modified: song.modified, format: song.format)
+        Self.matches(
+            root, uri: song.name, directory: directory, tag: song.tag, times: Times(modified: song.modified, added: song.added),
+            format: song.format, priority: 0)
+    }
+
+    private struct Times {
+        let modified: Int64?
+        let added: Int64?
     }
 
     /// `uri` is the full URI when `directory` is nil, else the name within `directory`; the
     /// join happens only for the rare nodes that need it.
     private static func matches(
-        _ node: Node, uri: String, directory: String?, tag: borrowing Tag, modified: Int64?, format: AudioFormat?
+        _ node: Node, uri: String, directory: String?, tag: borrowing Tag, times: Times, format: AudioFormat?, priority: UInt8
     ) -> Bool {
         switch node.kind {
         case .tag:
@@ -131,14 +151,19 @@ public final class FilterEvaluator {
             return path.hasPrefix(base)
                 && (path.utf8.count == base.utf8.count || path.utf8.dropFirst(base.utf8.count).first == UInt8(ascii: "/"))
         case .modifiedSince:
-            return (modified ?? 0) >= node.time
+            return (times.modified ?? 0) >= node.time
+        case .addedSince:
+            return times.added.map { $0 >= node.time } ?? false
+        case .priority:
+            return Int64(priority) >= node.time
         case .audioFormat:
             return format.map(node.pattern!.matches) ?? false
         case .not:
-            return !matches(node.children[0], uri: uri, directory: directory, tag: tag, modified: modified, format: format)
+            return !matches(
+                node.children[0], uri: uri, directory: directory, tag: tag, times: times, format: format, priority: priority)
         case .and:
             for child in node.children
-            where !matches(child, uri: uri, directory: directory, tag: tag, modified: modified, format: format) {
+            where !matches(child, uri: uri, directory: directory, tag: tag, times: times, format: format, priority: priority) {
                 return false
             }
             return true

@@ -11,19 +11,23 @@ import NimbusStorage
 public final class LibrarySong: Sendable, Hashable {
     public let name: String
     public let modified: Int64
+    /// When the song entered the database; nil for songs a version 1 database brought along.
+    public let added: Int64?
     public let format: AudioFormat?
     public let tag: Tag
 
-    public init(name: String, modified: Int64, format: AudioFormat?, tag: Tag) {
+    public init(name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag) {
         self.name = name
         self.modified = modified
+        self.added = added
         self.format = format
         self.tag = tag
     }
 
     public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
         lhs === rhs
-            || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.format == rhs.format && lhs.tag == rhs.tag)
+            || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.added == rhs.added && lhs.format == rhs.format
+                && lhs.tag == rhs.tag)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -32,7 +36,7 @@ public final class LibrarySong: Sendable, Hashable {
     }
 
     public func song(in directory: String) -> Song {
-        Song(uri: StoragePath.join(directory, name), lastModified: modified, format: format, tag: tag)
+        Song(uri: StoragePath.join(directory, name), lastModified: modified, added: added, format: format, tag: tag)
     }
 }
 

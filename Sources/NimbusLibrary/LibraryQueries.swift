@@ -1,21 +1,30 @@
 import NimbusModel
 import NimbusStorage
 
-/// `sort` of find/search: a tag (Track and Disc numerically, others by collation) or the
-/// modification time, ascending or descending; stable, as MPD's std::stable_sort.
+/// `sort` of find/search and playlistfind/playlistsearch: a tag (Track and Disc numerically,
+/// others by collation), the modification or addition time, or (queue only) the priority,
+/// ascending or descending; stable, as MPD's std::stable_sort.
 public enum SortOrder: Sendable, Equatable {
     case tag(TagType, descending: Bool)
     case lastModified(descending: Bool)
+    case added(descending: Bool)
+    case priority(descending: Bool)
 
     public func sort(_ songs: inout [Song]) {
+        sort(&songs, song: { $0 }, priority: { _ in 0 })
+    }
+
+    public func sort<Item>(_ items: inout [Item], song: (Item) -> Song, priority: (Item) -> UInt8) {
         switch self {
         case .lastModified(let descending):
-            stableSort(&songs) { lhs, rhs in
-                descending ? (lhs.lastModified ?? 0) > (rhs.lastModified ?? 0) : (lhs.lastModified ?? 0) < (rhs.lastModified ?? 0)
-            }
+            Self.sort(&items, by: { song($0).lastModified ?? 0 }, descending: descending)
+        case .added(let descending):
+            Self.sort(&items, by: { song($0).added ?? 0 }, descending: descending)
+        case .priority(let descending):
+            Self.sort(&items, by: priority, descending: descending)
         case .tag(let type, let descending):
-            let keys = songs.map { $0.tag.firstWithFallback(type) ?? "" }
-            var indices = Array(songs.indices)
+            let keys = items.map { song($0).tag.firstWithFallback(type) ?? "" }
+            var indices = Array(items.indices)
             stableSort(&indices) { lhs, rhs in
                 let (a, b) = descending ? (keys[rhs], keys[lhs]) : (keys[lhs], keys[rhs])
                 if type == .track || type == .disc {
@@ -23,8 +32,12 @@ public enum SortOrder: Sendable, Equatable {
                 }
                 return Collation.precedes(a, b)
             }
-            songs = indices.map { songs[$0] }
+            items = indices.map { items[$0] }
         }
+    }
+
+    private static func sort<Item, Key: Comparable>(_ items: inout [Item], by key: (Item) -> Key, descending: Bool) {
+        stableSort(&items) { lhs, rhs in descending ? key(lhs) > key(rhs) : key(lhs) < key(rhs) }
     }
 }
 

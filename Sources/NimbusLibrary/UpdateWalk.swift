@@ -1,3 +1,4 @@
+import Glibc
 import NimbusDecoder
 import NimbusModel
 import NimbusStorage
@@ -19,7 +20,8 @@ struct UpdateWalk {
         // claimed i) and read only after WorkerThreads.run returned. The slots live in one
         // fixed buffer, not a Swift array, whose element writes from several threads would
         // race on the array itself (ThreadSanitizer found it).
-        var tasks: [(path: String, entry: StorageEntry)] = []
+        /// Files to scan, with the time each entered the database (kept when it changed).
+        var tasks: [(path: String, entry: StorageEntry, added: Int64?)] = []
         private(set) var results = UnsafeMutableBufferPointer<LibrarySong?>(start: nil, count: 0)
 
         func prepareResults() {
@@ -93,7 +95,7 @@ struct UpdateWalk {
         if components.count == 1 {
             directory.songs.removeAll { $0.name == name && entry?.kind != .file }
             if let entry, entry.kind == .file, registry.supports(name) {
-                plan.tasks = [(childPath, entry)]
+                plan.tasks = [(childPath, entry, directory.songs.first { $0.name == name }?.added)]
                 scan(plan)
                 if let song = plan.results[0] {
                     if let index = directory.songs.firstIndex(where: { $0.name == name }) {
@@ -173,7 +175,7 @@ struct UpdateWalk {
 
     private func decide(_ existing: LibrarySong?, file: StorageEntry, path: String, plan: Plan) -> PendingSong {
         if let existing, existing.modified == file.modified, !rescan { return .ready(existing) }
-        plan.tasks.append((StoragePath.join(path, file.name), file))
+        plan.tasks.append((StoragePath.join(path, file.name), file, existing?.added))
         return .scan(plan.tasks.count - 1)
     }
 
@@ -182,14 +184,18 @@ struct UpdateWalk {
         let storage = self.storage, registry = self.registry, logger = self.logger
         // Remote files are scanned over the network, where waiting for round trips, not the
         // CPU, is the cost: more of them at once, up to what the fetcher runs in parallel.
-        let remote = plan.tasks.contains { storage.localPath($0.0) == nil }
+        let remote = plan.tasks.contains { storage.localPath($0.path) == nil }
+        let now = Int64(time(nil))
         WorkerThreads.run(count: plan.tasks.count, threads: remote ? max(threads, 8) : threads, name: "update") { index in
-            let (path, entry) = plan.tasks[index]
-            plan.results[index] = Self.scanFile(path: path, entry: entry, storage: storage, registry: registry, logger: logger)
+            let (path, entry, added) = plan.tasks[index]
+            plan.results[index] = Self.scanFile(
+                path: path, entry: entry, added: added ?? now, storage: storage, registry: registry, logger: logger)
         }
     }
 
-    static func scanFile(path: String, entry: StorageEntry, storage: any Storage, registry: DecoderRegistry, logger: Logger)
+    static func scanFile(
+        path: String, entry: StorageEntry, added: Int64, storage: any Storage, registry: DecoderRegistry, logger: Logger
+    )
         -> LibrarySong?
     {
         guard let plugin = registry.plugin(forPath: path) else { return nil }
@@ -197,7 +203,7 @@ struct UpdateWalk {
             let stream = try storage.open(path, purpose: .indexing)
             let result = try plugin.scan(stream, options: ScanOptions())
             logger.info("added \(path)")
-            return LibrarySong(name: entry.name, modified: entry.modified, format: result.format, tag: result.tag)
+            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: result.tag)
         } catch let error as DecoderError {
             logger.warning("Skipping \"\(path)\": \(error.message)")
         } catch {

@@ -1,7 +1,8 @@
-/// How a filter compares one string: exact, substring (`contains` and legacy `search`) or a
-/// regular expression (`=~`), case-folded for `search` and its relatives.
+/// How a filter compares one string: exact, substring (`contains` and legacy `search`), prefix
+/// (`starts_with`) or a regular expression (`=~`), case-folded for `search` and its relatives
+/// or as an explicit `_ci` operator asks.
 public struct StringMatch: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable { case exact, substring, regex }
+    public enum Kind: Sendable, Hashable { case exact, substring, prefix, regex }
 
     public let value: String
     public let kind: Kind
@@ -43,6 +44,10 @@ public indirect enum SongFilter: Sendable, Hashable {
     case base(String)
     /// Songs whose file changed at or after this UNIX time.
     case modifiedSince(Int64)
+    /// Songs that entered the database at or after this UNIX time (MPD 0.24).
+    case addedSince(Int64)
+    /// Queue entries of at least this priority (`(prio >= N)`, MPD 0.24); library songs have 0.
+    case priority(atLeast: UInt8)
     case audioFormat(AudioFormatPattern)
     case not(SongFilter)
     case and([SongFilter])

@@ -1,10 +1,10 @@
-/// Every tag MPD 0.23 knows, in MPD's order (which is the order `tagtypes` prints).
+/// Every tag MPD 0.24 knows, in MPD's order (which is the order `tagtypes` prints).
 public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
-    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name
-    case genre, date, originalDate, composer, composerSort, performer, conductor, work
-    case movement, movementNumber, ensemble, location, grouping, comment, disc, label
+    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, titleSort, track, name
+    case genre, mood, date, originalDate, composer, composerSort, performer, conductor, work
+    case movement, movementNumber, showMovement, ensemble, location, grouping, comment, disc, label
     case musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID, musicBrainzTrackID
-    case musicBrainzReleaseTrackID, musicBrainzWorkID
+    case musicBrainzReleaseTrackID, musicBrainzWorkID, musicBrainzReleaseGroupID
 
     public static func < (lhs: TagType, rhs: TagType) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -15,12 +15,23 @@ public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
     public var staticWireName: StaticString { Self.wireNames[Int(rawValue)] }
 
     private static let wireNames: [StaticString] = [
-        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
-        "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
-        "Movement", "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label",
+        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "TitleSort", "Track",
+        "Name", "Genre", "Mood", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
+        "Movement", "MovementNumber", "ShowMovement", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label",
         "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID",
-        "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
+        "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID", "MUSICBRAINZ_RELEASEGROUPID",
     ]
+
+    /// The tags MPD 0.23 knew, in its order: how version 1 database files number them.
+    public static let mpd023Order: [TagType] = [
+        .artist, .artistSort, .album, .albumSort, .albumArtist, .albumArtistSort, .title, .track, .name, .genre, .date,
+        .originalDate, .composer, .composerSort, .performer, .conductor, .work, .movement, .movementNumber, .ensemble,
+        .location, .grouping, .comment, .disc, .label, .musicBrainzArtistID, .musicBrainzAlbumID,
+        .musicBrainzAlbumArtistID, .musicBrainzTrackID, .musicBrainzReleaseTrackID, .musicBrainzWorkID,
+    ]
+
+    /// Tags new in MPD 0.24 (the differential tests against 0.23 leave them out).
+    public static let newIn024: Set<TagType> = [.titleSort, .mood, .showMovement, .musicBrainzReleaseGroupID]
 
     private static let byLowercasedName: [String: TagType] = Dictionary(
         uniqueKeysWithValues: allCases.map { ($0.wireName.lowercased(), $0) })
@@ -33,7 +44,7 @@ public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
 
     /// Tags MPD consults, in order, when a song lacks this one (src/tag/Fallback.hxx):
     /// AlbumArtistSort → AlbumArtist → ArtistSort → Artist; AlbumArtist, ArtistSort → Artist;
-    /// AlbumSort → Album.
+    /// AlbumSort → Album; TitleSort → Title; ComposerSort → Composer.
     public var fallbacks: [TagType] { Self.fallbackTable[Int(rawValue)] }
 
     private static let fallbackTable: [[TagType]] = allCases.map { type in
@@ -41,6 +52,8 @@ public enum TagType: UInt8, CaseIterable, Sendable, Hashable, Comparable {
         case .albumArtistSort: return [.albumArtist, .artistSort, .artist]
         case .albumArtist, .artistSort: return [.artist]
         case .albumSort: return [.album]
+        case .titleSort: return [.title]
+        case .composerSort: return [.composer]
         default: return []
         }
     }

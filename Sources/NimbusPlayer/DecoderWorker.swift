@@ -261,7 +261,8 @@ final class DecoderWorker: @unchecked Sendable {
             do {
                 if let decoder, !broken {
                     let target = Int64(milliseconds) * Int64(decoder.format.sampleRate) / 1000
-                    try decoder.seek(toFrame: target)
+                    endFrame = current.endMilliseconds.map { Int64($0) * Int64(decoder.format.sampleRate) / 1000 }
+                    try seek(decoder, to: target)
                     frame = target
                 } else {
                     try restore(current) { Int64(milliseconds) * Int64($0.sampleRate) / 1000 }
@@ -294,11 +295,21 @@ final class DecoderWorker: @unchecked Sendable {
     private func restore(_ item: PlayItem, target: (AudioFormat) -> Int64) throws {
         let opened = try item.open()
         let start = target(opened.format)
-        if start > 0 { try opened.seek(toFrame: start) }
+        endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
+        if start > 0 { try seek(opened, to: start) }
         decoder = opened
         frame = start
-        endFrame = item.endMilliseconds.map { Int64($0) * Int64(opened.format.sampleRate) / 1000 }
         broken = false
+    }
+
+    /// A target at or past the last frame ends the song at once (libFLAC and libvorbisfile
+    /// refuse such a seek; MPD clamps it to the end): nothing is left to decode.
+    private func seek(_ decoder: any AudioDecoder, to target: Int64) throws(DecoderError) {
+        if let total = decoder.totalFrames, target >= total {
+            endFrame = min(endFrame ?? target, target)
+            return
+        }
+        try decoder.seek(toFrame: target)
     }
 
     /// Takes up `item`: tells the core (which answers with its follower) and opens it. A song

@@ -2,7 +2,7 @@ import Foundation
 import NimbusModel
 
 /// Parses the filter arguments of find/search/count/list/… into a SongFilter, with the
-/// exact error messages of MPD 0.23's SongFilter.
+/// exact error messages of MPD 0.24's SongFilter.
 public enum FilterParser {
     /// `arguments` are the filter part of a command: expressions in parentheses and/or
     /// legacy `TYPE VALUE` pairs, all ANDed. `foldCase` is true for search-like commands.
@@ -35,6 +35,7 @@ public enum FilterParser {
             guard isValidBase(value) else { throw .argument("Bad URI") }
             return .base(value)
         case "modified-since": return .modifiedSince(try timestamp(value))
+        case "added-since": return .addedSince(try timestamp(value))
         default:
             guard let tag = TagType(name: name) else { throw .argument("Unknown filter type") }
             return .tag(tag, match, negated: false)
@@ -107,10 +108,13 @@ private struct ExpressionScanner {
             try closeParenthesis()
             guard FilterParser.isValidBase(value) else { throw .argument("Bad URI") }
             return .base(value)
-        case "modified-since":
+        case "modified-since", "added-since":
             let value = try quoted()
             try closeParenthesis()
-            return .modifiedSince(try FilterParser.timestamp(value))
+            let time = try FilterParser.timestamp(value)
+            return type.lowercased() == "added-since" ? .addedSince(time) : .modifiedSince(time)
+        case "prio":
+            return try priority()
         case "audioformat":
             let mask: Bool
             if startsWith("==") {
@@ -133,31 +137,63 @@ private struct ExpressionScanner {
             } else {
                 throw .argument("Unknown filter type: \(type)")
             }
-            let (kind, negated) = try comparison()
+            let (kind, negated, fold) = try comparison()
             let value = try quoted()
             try closeParenthesis()
-            let match = StringMatch(value, kind: kind, foldCase: foldCase)
+            let match = StringMatch(value, kind: kind, foldCase: fold)
             if type.lowercased() == "file" { return .uri(match, negated: negated) }
             return .tag(target, match, negated: negated)
         }
     }
 
-    private mutating func comparison() throws(ProtocolError) -> (StringMatch.Kind, Bool) {
-        let operators: [(String, StringMatch.Kind, Bool)] = [
+    /// MPD 0.24's operators: the word operators need a space after them and compare case as
+    /// their `_cs`/`_ci` suffix says, or as the command does without one (`eq` has no
+    /// suffix-less form: that is `==`).
+    private mutating func comparison() throws(ProtocolError) -> (StringMatch.Kind, Bool, Bool) {
+        for (word, kind) in Self.wordOperators {
+            for negated in [false, true] {
+                let name = negated ? "!" + word : word
+                if kind != .exact, startsWith(name + " ", ignoringCase: true) {
+                    advance(by: name.utf8.count)
+                    return (kind, negated, foldCase)
+                }
+                for (suffix, fold) in [("_cs", false), ("_ci", true)] where startsWith(name + suffix + " ", ignoringCase: true) {
+                    advance(by: name.utf8.count + 3)
+                    return (kind, negated, fold)
+                }
+            }
+        }
+        let symbols: [(String, StringMatch.Kind, Bool)] = [
             ("==", .exact, false), ("!=", .exact, true), ("=~", .regex, false), ("!~", .regex, true),
         ]
-        for (symbol, kind, negated) in operators where startsWith(symbol) {
+        for (symbol, kind, negated) in symbols where startsWith(symbol) {
             advance(by: 2)
-            return (kind, negated)
+            return (kind, negated, foldCase)
         }
-        if startsWith("contains"), index + 8 == text.count || isSpace(text[index + 8]) || text[index + 8] == UInt8(ascii: "'") || text[index + 8] == UInt8(ascii: "\"") {
-            advance(by: 8)
-            return (.substring, false)
-        }
-        throw .argument("'==' or '!=' expected")
+        throw .argument("Unknown filter operator: \(String(decoding: text[index...], as: UTF8.self))")
     }
 
-    /// Letters, digits and `-_` (filter types such as `modified-since`, and `AND`).
+    private static let wordOperators: [(String, StringMatch.Kind)] = [
+        ("contains", .substring), ("starts_with", .prefix), ("eq", .exact),
+    ]
+
+    /// `(prio >= N)`: only `>=` exists, and the number must touch the closing parenthesis.
+    private mutating func priority() throws(ProtocolError) -> SongFilter {
+        guard startsWith(">=") else { throw .argument("'>=' expected") }
+        advance(by: 2)
+        let start = index
+        while let byte = current, byte >= 0x30 && byte <= 0x39 { index += 1 }
+        guard index > start else { throw .argument("Number expected") }
+        guard let value = UInt8(String(decoding: text[start..<index], as: UTF8.self)) else {
+            throw .argument("Invalid priority value")
+        }
+        guard current == UInt8(ascii: ")") else { throw .argument("')' expected") }
+        advance(by: 1)
+        return .priority(atLeast: value)
+    }
+
+    /// Letters and `-_` (filter types such as `modified-since`, and `AND`); MPD 0.24 stops a
+    /// word at a digit.
     private mutating func word() throws(ProtocolError) -> String {
         let start = index
         while let byte = current, isWordByte(byte) { index += 1 }
@@ -202,16 +238,19 @@ private struct ExpressionScanner {
         while let byte = current, isSpace(byte) { index += 1 }
     }
 
-    private func startsWith(_ prefix: String) -> Bool {
+    private func startsWith(_ prefix: String, ignoringCase: Bool = false) -> Bool {
         let bytes = Array(prefix.utf8)
-        return index + bytes.count <= text.count && text[index..<(index + bytes.count)].elementsEqual(bytes)
+        guard index + bytes.count <= text.count else { return false }
+        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        return ignoringCase
+            ? text[index..<(index + bytes.count)].map(lower).elementsEqual(bytes.map(lower))
+            : text[index..<(index + bytes.count)].elementsEqual(bytes)
     }
 
     private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func isWordByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 
     static func audioFormat(_ text: String, mask: Bool) throws(ProtocolError) -> AudioFormatPattern {

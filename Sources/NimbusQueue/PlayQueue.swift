@@ -153,13 +153,14 @@ public struct PlayQueue: Sendable {
 
     /// MPD's Queue::SetPriority: false when nothing changed. In random mode a song not yet
     /// played moves to the front of its priority group among the songs after `currentOrder`.
+    /// `reorder` false only sets the value (a starting song's reset, MPD's SongStarted).
     @discardableResult
-    public mutating func setPriority(_ priority: UInt8, at position: Int, currentOrder: Int?) -> Bool {
+    public mutating func setPriority(_ priority: UInt8, at position: Int, currentOrder: Int?, reorder: Bool = true) -> Bool {
         let old = items[position].priority
         guard old != priority else { return false }
         items[position].priority = priority
         touch(position)
-        guard random, let orderIndex = order.firstIndex(of: position) else { return true }
+        guard random, reorder, let orderIndex = order.firstIndex(of: position) else { return true }
         if let currentOrder {
             if orderIndex == currentOrder { return true }
             if orderIndex < currentOrder, priority <= old || priority <= items[order[currentOrder]].priority { return true }

@@ -5,11 +5,18 @@ public enum SingleMode: String, Sendable {
     case oneshot
 }
 
+/// `consume`: remove songs once played; `oneshot` (MPD 0.24) switches itself off after one.
+public enum ConsumeMode: String, Sendable {
+    case off = "0"
+    case on = "1"
+    case oneshot
+}
+
 /// The playback options MPD keeps per partition.
 public struct PlaybackOptions: Sendable, Equatable {
     public var repeatMode = false
     public var single = SingleMode.off
-    public var consume = false
+    public var consume = ConsumeMode.off
     /// Seconds.
     public var crossfade = 0
     public var mixRampDB: Float = 0
@@ -24,9 +31,9 @@ extension PlayQueue {
     /// MPD's Queue::GetNextOrder: the order index after `current`, honouring repeat, single
     /// and consume; nil at the end of the queue.
     public func nextOrder(after current: Int, options: PlaybackOptions) -> Int? {
-        if options.single != .off && options.repeatMode && !options.consume { return current }
+        if options.single != .off && options.repeatMode && options.consume == .off { return current }
         if current + 1 < count { return current + 1 }
-        if options.repeatMode && (current > 0 || !options.consume) && count > 0 { return 0 }
+        if options.repeatMode && (current > 0 || options.consume == .off) && count > 0 { return 0 }
         return nil
     }
 

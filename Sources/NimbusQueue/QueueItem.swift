@@ -19,6 +19,13 @@ public struct QueueItem: Sendable, Hashable {
     public var song: Song
     public var priority: UInt8
     public var range: SongRange?
+    /// Milliseconds from the start of the played part to its end, when the song's length is
+    /// known (streams have none).
+    public var playedLength: Int? {
+        let start = range?.start ?? 0
+        guard let end = range?.end ?? song.tag.duration else { return nil }
+        return max(0, end - start)
+    }
     /// The queue version at which this entry last changed (for plchanges).
     var version: UInt32
 

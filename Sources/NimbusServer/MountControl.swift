@@ -15,6 +15,8 @@ public enum MountFailure: Error, Equatable {
     case busy
     case alreadyMounted
     case unrecognized
+    /// A storage kind MPD has a plugin for (NFS, SMB, udisks) and Nimbus does not.
+    case unsupported(scheme: String)
     case notMountPoint
     case failed(String)
 }

@@ -2,7 +2,7 @@ import NimbusModel
 import NimbusProtocol
 import NimbusQueue
 
-/// Writes song records exactly as MPD 0.23 orders them: file, Range, Last-Modified, Format, the
+/// Writes song records exactly as MPD 0.24 orders them: file, Range, Last-Modified, Added, Format, the
 /// tag lines (in the song's own order, filtered by the client's tag mask), Time, duration; queue
 /// entries add Pos, Id and a non-zero Prio.
 enum SongPrinter {
@@ -14,6 +14,7 @@ enum SongPrinter {
     static func writeBody(_ song: Song, range: SongRange? = nil, mask: TagMask, into out: inout ResponseWriter) {
         if let range { writeRange(range, into: &out) }
         if let modified = song.lastModified { out.field("Last-Modified", TimeFormat.iso8601(modified)) }
+        if let added = song.added { out.field("Added", TimeFormat.iso8601(added)) }
         if let format = song.format { out.field("Format", format.description) }
         for item in song.tag.items where mask.contains(item.type) {
             out.field(item.type.staticWireName, item.value)

@@ -58,7 +58,7 @@ public final class SongSources: SongOpening {
     }
 
     /// The stream of a song and the name its decoder is chosen by.
-    private func openStream(_ uri: String) throws(InputError) -> (any InputStream, String) {
+    func openStream(_ uri: String) throws(InputError) -> (any InputStream, String) {
         if uri.contains("://") {
             guard let http else { throw InputError("No input plugin for \(uri)") }
             // The decoder is chosen by the file name in the URL's path.

@@ -1,7 +1,7 @@
 import CSQLite
 import NimbusSupport
 
-/// Stickers (name=value pairs attached to songs) in an SQLite file with MPD's own schema, so
+/// Stickers (name=value pairs attached to songs, playlists, tag values and filters) in an SQLite file with MPD's own schema, so
 /// an existing MPD `sticker_file` keeps working. SQLite's journal makes every change atomic:
 /// after a kill -9 the file holds each sticker as it was before or after the change.
 ///
@@ -11,11 +11,39 @@ import NimbusSupport
 public final class StickerStore {
     public typealias Failure = DomainError<StickerStore>
 
-    /// `sticker find`'s comparisons in MPD 0.23 (string comparisons, as SQLite does them).
-    public enum Comparison: String, Sendable {
+    /// `sticker find`'s comparisons in MPD 0.24: `=`, `<`, `>` compare strings as SQLite does,
+    /// `eq`, `lt`, `gt` compare the values as integers, `contains` and `starts_with` use LIKE
+    /// (so they ignore ASCII case, as in MPD).
+    public enum Comparison: String, Sendable, CaseIterable {
         case equal = "="
         case less = "<"
         case greater = ">"
+        case equalInteger = "eq"
+        case lessInteger = "lt"
+        case greaterInteger = "gt"
+        case contains
+        case startsWith = "starts_with"
+
+        var sql: String {
+            switch self {
+            case .equal: return "value=?"
+            case .less: return "value<?"
+            case .greater: return "value>?"
+            case .equalInteger: return "CAST(value AS INT)=?"
+            case .lessInteger: return "CAST(value AS INT)<?"
+            case .greaterInteger: return "CAST(value AS INT)>?"
+            case .contains: return "value LIKE ('%' || ? || '%')"
+            case .startsWith: return "value LIKE (? || '%')"
+            }
+        }
+    }
+
+    /// `sticker find … sort uri|value|value_int`.
+    public enum FindOrder: String, Sendable {
+        case uri, value
+        case valueInteger = "value_int"
+
+        var sql: String { self == .valueInteger ? "CAST(value AS INT)" : rawValue }
     }
 
     private var db: OpaquePointer?
@@ -66,10 +94,18 @@ public final class StickerStore {
     /// Like MPD, a sticker without a name is silently not stored.
     public func set(type: String, uri: String, name: String, value: String) throws(Failure) {
         guard !name.isEmpty else { return }
-        let changed = try change("UPDATE sticker SET value=? WHERE type=? AND uri=? AND name=?", [value, type, uri, name])
-        if changed == 0 {
-            _ = try change("INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?)", [type, uri, name, value])
-        }
+        _ = try change(
+            "INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?) ON CONFLICT(type,uri,name) DO UPDATE SET value=?",
+            [type, uri, name, value, value])
+    }
+
+    /// `sticker inc|dec` (MPD 0.24): SQLite's arithmetic on the stored text, so a missing
+    /// sticker starts from the given value and a non-number counts as 0.
+    public func add(type: String, uri: String, name: String, value: String, subtract: Bool = false) throws(Failure) {
+        guard !name.isEmpty else { return }
+        _ = try change(
+            "INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?) ON CONFLICT(type,uri,name) DO UPDATE SET value=value\(subtract ? "-" : "+")?",
+            [type, uri, name, value, value])
     }
 
     /// False when there was nothing to delete.
@@ -80,19 +116,37 @@ public final class StickerStore {
         return try change("DELETE FROM sticker WHERE type=? AND uri=?", [type, uri]) > 0
     }
 
-    /// Stickers called `name` on songs below `base` ("" for all), optionally compared with
-    /// `value`. Like MPD this matches URIs by prefix with SQL's LIKE.
-    public func find(type: String, base: String, name: String, comparison: (Comparison, String)? = nil) throws(Failure)
-        -> [(uri: String, value: String)]
-    {
-        let prefix = base.isEmpty ? "" : base + "/"
+    /// Stickers called `name` whose URI starts with `prefix` (SQL's LIKE, as MPD matches it),
+    /// optionally compared with a value, sorted and windowed in SQL as MPD 0.24 does.
+    public func find(
+        type: String, prefix: String, name: String, comparison: (Comparison, String)? = nil,
+        order: (FindOrder, descending: Bool)? = nil, window: (offset: Int, limit: Int?)? = nil
+    ) throws(Failure) -> [(uri: String, value: String)] {
         var sql = "SELECT uri,value FROM sticker WHERE type=? AND uri LIKE (? || '%') AND name=?"
         var parameters = [type, prefix, name]
         if let (comparison, value) = comparison {
-            sql += " AND value\(comparison.rawValue)?"
+            sql += " AND " + comparison.sql
             parameters.append(value)
         }
+        if let (order, descending) = order { sql += " ORDER BY \(order.sql) \(descending ? "desc" : "asc")" }
+        if let window { sql += " LIMIT \(window.limit ?? -1) OFFSET \(window.offset)" }
         return try query(sql, parameters).map { ($0[0], $0[1]) }
+    }
+
+    /// Every sticker name in use, sorted (`stickernames`).
+    public func names() throws(Failure) -> [String] {
+        try query("SELECT DISTINCT name FROM sticker ORDER BY name", []).map { $0[0] }
+    }
+
+    /// Names with the types they are used on, optionally of one type (`stickernamestypes`).
+    public func namesAndTypes(type: String? = nil) throws(Failure) -> [(name: String, type: String)] {
+        let rows: [[String]]
+        if let type {
+            rows = try query("SELECT name,type FROM sticker WHERE type=? GROUP BY name,type ORDER BY name", [type])
+        } else {
+            rows = try query("SELECT name,type FROM sticker GROUP BY name,type ORDER BY name", [])
+        }
+        return rows.map { ($0[0], $0[1]) }
     }
 
     // MARK: SQLite

@@ -12,7 +12,7 @@ final class ClientCompatibilityTests: XCTestCase {
     func testMpcVersionAndStats() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/mpc"), "mpc not installed")
         let daemon = try ServerProcess(.nimbus)
-        XCTAssertEqual(try mpc(daemon, ["version"]), "mpd version: 0.23.5\n")
+        XCTAssertEqual(try mpc(daemon, ["version"]), "mpd version: 0.24.0\n")
         let stats = try mpc(daemon, ["stats"])
         XCTAssertTrue(stats.contains("Artists:      0"), stats)
         XCTAssertTrue(stats.contains("Uptime:"), stats)

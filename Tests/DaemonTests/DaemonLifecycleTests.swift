@@ -69,7 +69,7 @@ final class DaemonLifecycleTests: XCTestCase {
     func testIPv6Loopback() throws {
         let daemon = try ServerProcess(.nimbus, config: "bind_to_address \"::1\"")
         let (client, greeting) = try LineClient.connected(.tcp(host: "::1", port: daemon.port))
-        XCTAssertEqual(greeting, "OK MPD 0.23.5")
+        XCTAssertEqual(greeting, "OK MPD 0.24.0")
         XCTAssertEqual(try client.request("ping"), ["OK"])
     }
 

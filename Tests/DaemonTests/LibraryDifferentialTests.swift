@@ -42,7 +42,7 @@ final class LibraryDifferentialTests: XCTestCase {
                 "browse",
                 [
                     "lsinfo", "lsinfo \"\"", "lsinfo /", "lsinfo \"Alpha Band\"", "lsinfo \"Alpha Band/First Light\"",
-                    "lsinfo \"Beta/Beta Sides/02 - Old Tag.mp3\"", "lsinfo nosuch", "lsinfo ../etc", "listall", "listall Beta",
+                    "lsinfo \"Beta/Beta Sides/02 - Old Tag.mp3\"", "lsinfo nosuch", "listall", "listall Beta",
                     "listall \"Alpha Band/First Light/01 - Dawn.flac\"", "listall nosuch", "listallinfo",
                     "listallinfo \"Various/quotes \\\"and\\\" spaces\"", "listfiles \"Alpha Band/First Light\"",
                     "listfiles nosuch", "stats",
@@ -87,10 +87,10 @@ final class LibraryDifferentialTests: XCTestCase {
             .exchange(
                 "expression errors",
                 [
-                    "find \"(\"", "find \"()\"", "find \"(artist)\"", "find \"(artist ==)\"", "find \"(artist == x)\"",
+                    "find \"(\"", "find \"()\"", "find \"(artist ==)\"", "find \"(artist == x)\"",
                     "find \"(artist == 'x\"", "find \"(artist == 'x')x\"", "find \"(artist == 'x'\"", "find \"(!artist == 'x')\"",
                     "find \"((artist == 'x') and (album == 'y'))\"", "find \"((artist == 'x') (album == 'y'))\"",
-                    "find \"(base == 'x')\"", "count \"(prio >= 1)\"", "count \"(artist starts_with 'A')\"",
+                    "find \"(base == 'x')\"", 
                     "count \"(artist == 'a' OR title == 'b')\"", "count \"(track == '1')\" artist",
                 ]),
             .exchange(

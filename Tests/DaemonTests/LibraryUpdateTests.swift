@@ -106,10 +106,10 @@ final class LibraryUpdateTests: XCTestCase {
         XCTAssertFalse(all.contains { $0.contains("loop") || $0.contains("outside") || $0.contains("latin1") }, all.joined(separator: "\n"))
         XCTAssertTrue(daemon.log.contains("not valid UTF-8"), daemon.log)
         XCTAssertTrue(daemon.log.contains("Skipping \"broken/random.mp3\""), daemon.log)
-        XCTAssertEqual(try client.request("lsinfo ../"), ["ACK [50@0] {lsinfo} No such directory"])
-        XCTAssertEqual(try client.request("listfiles .."), ["ACK [50@0] {listfiles} No such directory"])
+        XCTAssertEqual(try client.request("lsinfo ../"), ["ACK [2@0] {lsinfo} Bad relative path"])
+        XCTAssertEqual(try client.request("listfiles .."), ["ACK [2@0] {listfiles} Bad relative path"])
         XCTAssertEqual(try client.request("listfiles outside"), ["ACK [52@0] {listfiles} Failed to open \(music)/outside: symbolic link leads outside the music directory"])
-        XCTAssertEqual(try client.request("albumart ../../etc/passwd 0"), ["ACK [50@0] {albumart} No file exists"])
+        XCTAssertEqual(try client.request("albumart ../../etc/passwd 0"), ["ACK [2@0] {albumart} Bad relative path"])
     }
 }
 

@@ -18,7 +18,7 @@ final class IdleEventsTests: XCTestCase {
         for tag in TagType.allCases {
             XCTAssertEqual(TagType(name: tag.wireName.uppercased()), tag)
         }
-        XCTAssertEqual(TagMask.defaultEnabled.tags.count, 30)
+        XCTAssertEqual(TagMask.defaultEnabled.tags.count, 34)
         XCTAssertFalse(TagMask.defaultEnabled.contains(.comment))
     }
 }

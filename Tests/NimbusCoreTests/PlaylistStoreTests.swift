@@ -15,12 +15,28 @@ final class PlaylistStoreTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: directory.file("mix.m3u"), encoding: .utf8), "http://x/stream\na.flac\n")
         XCTAssertThrowsError(try store.add("mix", entries: ["1", "2", "3", "4"])) { XCTAssertEqual($0 as? PlaylistStore.Failure, .tooLarge) }
         XCTAssertThrowsError(try store.create("mix", entries: [])) { XCTAssertEqual($0 as? PlaylistStore.Failure, .playlistExists) }
-        XCTAssertThrowsError(try store.load("a/b")) { XCTAssertEqual($0 as? PlaylistStore.Failure, .badName) }
+        XCTAssertThrowsError(try store.load("a/b")) { XCTAssertEqual($0 as? PlaylistStore.Failure, .noSuchPlaylist) }
+        XCTAssertThrowsError(try store.create("a/b", entries: [])) { XCTAssertEqual($0 as? PlaylistStore.Failure, .badName) }
         XCTAssertThrowsError(try store.rename("nope", to: "x")) { XCTAssertEqual($0 as? PlaylistStore.Failure, .noSuchPlaylist) }
         try store.rename("mix", to: "renamed")
         XCTAssertEqual(store.list().map(\.name), ["renamed"])
         try store.remove("renamed")
         XCTAssertTrue(store.list().isEmpty)
+    }
+
+    func testSaveModesAndRangeMoves() throws {
+        let directory = TemporaryDirectory("nimbus-playlists")
+        let store = PlaylistStore(directory: directory.path)
+        XCTAssertThrowsError(try store.save("m", entries: ["x"], mode: .append)) { XCTAssertEqual($0 as? PlaylistStore.Failure, .noSuchPlaylist) }
+        XCTAssertThrowsError(try store.save("m", entries: ["x"], mode: .replace)) { XCTAssertEqual($0 as? PlaylistStore.Failure, .noSuchPlaylist) }
+        try store.save("m", entries: ["a", "b"], mode: .create)
+        try store.save("m", entries: ["c", "d", "e"], mode: .append)
+        XCTAssertEqual(try store.load("m"), ["a", "b", "c", "d", "e"])
+        try store.move("m", range: 1..<3, to: 3)
+        XCTAssertEqual(try store.load("m"), ["a", "d", "e", "b", "c"])
+        XCTAssertThrowsError(try store.move("m", range: 3..<5, to: 4)) { XCTAssertEqual($0 as? PlaylistStore.Failure, .badRange) }
+        try store.save("m", entries: ["z"], mode: .replace)
+        XCTAssertEqual(try store.load("m"), ["z"])
     }
 
     func testReadsPlaylistsWrittenByOtherPrograms() throws {

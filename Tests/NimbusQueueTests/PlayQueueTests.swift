@@ -48,7 +48,7 @@ final class PlayQueueTests: XCTestCase {
         XCTAssertEqual(queue.nextOrder(after: 2, options: options), 0)
         options.single = .on
         XCTAssertEqual(queue.nextOrder(after: 1, options: options), 1, "single with repeat repeats the song")
-        options.consume = true
+        options.consume = .on
         XCTAssertEqual(queue.nextOrder(after: 1, options: options), 2)
         XCTAssertEqual(queue.previousOrder(before: 0, options: options), 2)
     }

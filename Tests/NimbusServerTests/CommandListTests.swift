@@ -54,14 +54,19 @@ final class CommandListTests: XCTestCase {
         XCTAssertEqual(try client.readResponse(), ["OK"])
     }
 
-    func testNoidleInsideAListIsAnOrdinaryUnknownCommandExceptItIsIgnoredOutsideIdle() throws {
-        let client = try server.connect()
-        XCTAssertEqual(try client.request("command_list_ok_begin\nping\nnoidle\nping\ncommand_list_end"), ["list_OK", "list_OK", "OK"])
+    /// MPD 0.24 closes the connection on a bare `idle` or `noidle` inside a list, before
+    /// anything in the list ran.
+    func testBareIdleOrNoidleInsideAListClosesTheConnection() throws {
+        for word in ["idle", "noidle", "idle  "] {
+            let client = try server.connect()
+            XCTAssertEqual(try client.sendAndReadUntilClosed("command_list_ok_begin\nping\n\(word)\nping\ncommand_list_end\n"), "", word)
+        }
+        XCTAssertEqual(try server.connect().request("ping"), ["OK"], "the server goes on")
     }
 
-    func testIdleInsideAListEntersIdleAtItsEnd() throws {
+    func testIdleWithEventsInsideAListEntersIdleAtItsEnd() throws {
         let client = try server.connect()
-        try client.send("command_list_ok_begin\nping\nidle\nping\ncommand_list_end\n")
+        try client.send("command_list_ok_begin\nping\nidle player\nping\ncommand_list_end\n")
         XCTAssertEqual(try client.readLine(), "list_OK")
         XCTAssertTrue(try client.isQuiet(for: 0.1))
         XCTAssertEqual(try client.request("noidle"), ["OK"])

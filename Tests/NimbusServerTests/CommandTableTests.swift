@@ -19,8 +19,11 @@ final class CommandTableTests: XCTestCase {
         },
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
         "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: add") },
-        "config": { s, _ in
-            XCTAssertEqual(try s.connectLocal().request("config"), ["music_directory: \(s.musicDirectory)", "OK"])
+        "config": { s, c in
+            XCTAssertEqual(
+                try s.connectLocal().request("config"),
+                ["music_directory: \(s.musicDirectory)", "playlist_directory: \(s.playlistDirectory)", "pcre: 1", "OK"])
+            XCTAssertEqual(try c.request("config"), ["ACK [4@0] {config} Command only permitted to local clients"])
         },
         "decoders": { _, c in
             let lines = try c.request("decoders")
@@ -50,6 +53,10 @@ final class CommandTableTests: XCTestCase {
         "find": { _, c in XCTAssertEqual(try c.request("find title Dusk").first, "file: Alpha Band/First Light/03 - Dusk.wav") },
         "search": { _, c in XCTAssertEqual(try c.request("search title dusk").first, "file: Alpha Band/First Light/03 - Dusk.wav") },
         "count": { _, c in XCTAssertEqual(try c.request("count artist Beta"), ["songs: 3", "playtime: 6", "OK"]) },
+        "searchcount": { _, c in
+            XCTAssertEqual(try c.request("count artist beta"), ["songs: 0", "playtime: 0", "OK"])
+            XCTAssertEqual(try c.request("searchcount artist beta group album"), ["Album: Beta Sides", "songs: 3", "playtime: 6", "OK"])
+        },
         "list": { _, c in XCTAssertEqual(try c.request("list album artist Beta"), ["Album: Beta Sides", "OK"]) },
         "update": { s, c in
             try c.send("idle update\n")
@@ -58,7 +65,15 @@ final class CommandTableTests: XCTestCase {
             XCTAssertEqual(try c.readResponse(), ["changed: update", "OK"])
         },
         "rescan": { _, c in XCTAssertEqual(try c.request("rescan"), ["updating_db: 2", "OK"]) },
-        "albumart": { _, c in XCTAssertEqual(try c.request("albumart \"Alpha Band/First Light/x.flac\" 80"), ["ACK [2@0] {albumart} Offset too large"]) },
+        "albumart": { _, c in
+            XCTAssertEqual(try c.request("albumart \"Alpha Band/First Light/x.flac\" 80"), ["ACK [2@0] {albumart} Offset too large"])
+            // Cantata names the album's directory with a trailing slash (MPD 0.23 answers it).
+            XCTAssertEqual(Array(try c.request("albumart \"Alpha Band/First Light/\" 0").prefix(2)), ["size: 73", "binary: 73"])
+            XCTAssertEqual(try c.request("albumart \"Alpha Band/\" 0"), ["ACK [50@0] {albumart} No file exists"])
+        },
+        "getfingerprint": { _, c in
+            XCTAssertEqual(try c.request("getfingerprint \"Alpha Band/First Light/01 - Dawn.flac\""), ["chromaprint: AQAAA0mUaEkSZSoA", "OK"])
+        },
         "readpicture": { _, c in XCTAssertEqual(try c.request("readpicture untagged.wav 0"), ["OK"]) },
         "readcomments": { _, c in
             XCTAssertEqual(try c.request("readcomments \"Alpha Band/Second Wind/02 - Café.ogg\"").first, "ARTIST: Alpha Band")
@@ -81,14 +96,31 @@ final class CommandTableTests: XCTestCase {
             XCTAssertEqual(
                 try c.request("status"),
                 ["volume: 100", "repeat: 0", "random: 0", "single: 0", "consume: 0", "partition: default", "playlist: 1",
-                 "playlistlength: 0", "mixrampdb: 0", "state: stop", "OK"])
+                 "playlistlength: 0", "mixrampdb: 0", "state: stop", "lastloadedplaylist: ", "OK"])
         },
         "subscribe": { _, c in
             XCTAssertEqual(try c.request("subscribe x"), ["OK"])
             XCTAssertEqual(try c.request("subscribe x"), ["ACK [56@0] {subscribe} already subscribed to this channel"])
             XCTAssertEqual(try c.request(#"subscribe "a b""#), ["ACK [2@0] {subscribe} invalid channel name"])
         },
-        "tagtypes": { _, c in XCTAssertEqual(try c.request("tagtypes").count, 31) },
+        "tagtypes": { _, c in
+            XCTAssertEqual(try c.request("tagtypes").count, 35)
+            XCTAssertEqual(try c.request("tagtypes available").count, 35)
+            XCTAssertEqual(try c.request("tagtypes reset artist title"), ["OK"])
+            XCTAssertEqual(try c.request("tagtypes"), ["tagtype: Artist", "tagtype: Title", "OK"])
+            XCTAssertEqual(try c.request("tagtypes reset nope"), ["ACK [2@0] {tagtypes} Unknown tag type"])
+            XCTAssertEqual(try c.request("tagtypes"), ["OK"], "a failed reset leaves no tags, as in MPD 0.24")
+        },
+        "protocol": { _, c in
+            XCTAssertEqual(try c.request("protocol available"), ["feature: hide_playlists_in_root", "OK"])
+            XCTAssertEqual(try c.request("protocol"), ["OK"])
+            XCTAssertEqual(try c.request("protocol enable hide_playlists_in_root"), ["OK"])
+            XCTAssertEqual(try c.request("protocol"), ["feature: hide_playlists_in_root", "OK"])
+            XCTAssertEqual(try c.request("protocol enable nope"), ["ACK [2@0] {protocol} Unknown protocol feature"])
+            XCTAssertEqual(try c.request("protocol bogus"), ["ACK [2@0] {protocol} Unknown sub command"])
+            XCTAssertEqual(try c.request("protocol clear"), ["OK"])
+            XCTAssertEqual(try c.request("protocol"), ["OK"])
+        },
         "unsubscribe": { _, c in
             XCTAssertEqual(try c.request("unsubscribe x"), ["ACK [50@0] {unsubscribe} not subscribed to this channel"])
         },

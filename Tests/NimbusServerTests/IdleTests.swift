@@ -100,4 +100,46 @@ final class IdleTests: XCTestCase {
         XCTAssertTrue(try other.isQuiet(for: 0.05))
         XCTAssertEqual(try listener.request("readmessages"), ["channel: chat", "message: hello", "OK"])
     }
+
+    /// MPD 0.24: the queue, player, options and mixer of a partition wake only its own
+    /// clients; switching partitions marks those subsystems changed (without waking), so the
+    /// next `idle` makes the client reload its state.
+    func testPartitionEventsWakeOnlyThatPartitionsClients() throws {
+        let server = try TestServer(musicDirectory: try Fixtures.library())
+        let other = try server.connect(), player = try server.connect()
+        XCTAssertEqual(try other.request("newpartition two"), ["OK"])
+        XCTAssertEqual(try other.request("partition two"), ["OK"])
+        XCTAssertEqual(
+            try other.request("idle"),
+            ["changed: playlist", "changed: player", "changed: mixer", "changed: output", "changed: options", "changed: partition",
+             "OK"])
+        try other.send("idle\n")
+        for command in ["add untagged.wav", "play", "random 1", "setvol 40", "pause 1"] {
+            XCTAssertEqual(try player.request(command), ["OK"], command)
+        }
+        XCTAssertTrue(try other.isQuiet(for: 0.3), "another partition's player woke the client")
+        XCTAssertEqual(try player.request("save fromdefault"), ["OK"])
+        XCTAssertEqual(try other.readResponse(), ["changed: stored_playlist", "OK"], "global events reach every partition")
+    }
+
+    /// The mixer wakes only when a level was set (MPD: `setvol` always, `volume` only on a
+    /// change) or an output with a mixer is switched; reading the volume never does.
+    func testOnlyRealMixerChangesWakeIdleMixer() throws {
+        let client = try server.connect(), other = try server.connect()
+        try client.send("idle mixer\n")
+        for command in ["status", "getvol", "volume 0", "outputs"] {
+            XCTAssertEqual(try other.request(command).last, "OK", command)
+        }
+        XCTAssertTrue(try client.isQuiet(for: 0.2), "reading the volume woke idle mixer")
+        XCTAssertEqual(try other.request("volume -5"), ["OK"])
+        XCTAssertEqual(try client.readResponse(), ["changed: mixer", "OK"])
+        try client.send("idle mixer\n")
+        XCTAssertEqual(try other.request("setvol 95"), ["OK"])
+        XCTAssertEqual(try client.readResponse(), ["changed: mixer", "OK"], "setvol announces even an unchanged level")
+        try client.send("idle mixer output\n")
+        XCTAssertEqual(try other.request("enableoutput 0"), ["OK"])
+        XCTAssertTrue(try client.isQuiet(for: 0.2), "enabling an enabled output changed nothing")
+        XCTAssertEqual(try other.request("disableoutput 0"), ["OK"])
+        XCTAssertEqual(try client.readResponse(), ["changed: mixer", "changed: output", "OK"])
+    }
 }

@@ -342,6 +342,22 @@ enum QueueCommandChecks {
             try ok(c, "rm mine")
             XCTAssertEqual(try c.request("rm mine"), ["ACK [50@0] {rm} No such playlist"])
         },
+        "playlistlength": { _, c in
+            try ok(c, "playlistadd mine Beta")
+            XCTAssertEqual(try c.request("playlistlength mine"), ["songs: 3", "playtime: 6", "OK"])
+            XCTAssertEqual(try c.request("playlistlength nope"), ["ACK [50@0] {playlistlength} No such playlist"])
+        },
+        "searchplaylist": { _, c in
+            try ok(c, "playlistadd mine Beta")
+            let found = try c.request("searchplaylist mine \"(title starts_with 'only')\"")
+            XCTAssertEqual(found.filter { $0.hasPrefix("file: ") || $0.hasPrefix("Pos: ") || $0 == "OK" },
+                           ["file: Beta/Beta Sides/03 - Only V1.mp3", "Pos: 1", "OK"])
+            XCTAssertEqual(try c.request("searchplaylist mine \"(title == 'x')\" window 0:1"), ["OK"])
+            XCTAssertEqual(
+                try c.request("searchplaylist mine \"(title == 'x')\" 0:1"),
+                ["ACK [2@0] {searchplaylist} Incorrect number of filter arguments"])
+            XCTAssertEqual(try c.request("searchplaylist nope \"(title == 'x')\""), ["ACK [50@0] {searchplaylist} No such playlist"])
+        },
         "searchaddpl": { _, c in
             try ok(c, "searchaddpl found artist beta")
             XCTAssertEqual(try c.request("listplaylist found").count, 4)
@@ -356,6 +372,22 @@ enum QueueCommandChecks {
                 try c.request("sticker find song \"Alpha Band\" rating = 5"),
                 ["file: Alpha Band/First Light/03 - Dusk.wav", "sticker: rating=5", "OK"])
             XCTAssertEqual(try c.request("sticker get song nosuch.wav rating"), ["ACK [50@0] {sticker} No such song"])
+        },
+        "stickertypes": { _, c in
+            let types = try c.request("stickertypes")
+            XCTAssertEqual(Array(types.prefix(4)), ["stickertype: filter", "stickertype: playlist", "stickertype: song", "stickertype: Artist"])
+            XCTAssertEqual(types.last, "OK")
+        },
+        "stickernames": { _, c in
+            try ok(c, "sticker set song \(dusk) rating 5")
+            try ok(c, "sticker set Album \"Beta Sides\" loved 1")
+            XCTAssertEqual(try c.request("stickernames"), ["name: loved", "name: rating", "OK"])
+        },
+        "stickernamestypes": { _, c in
+            try ok(c, "sticker set song \(dusk) rating 5")
+            try ok(c, "sticker set Album \"Beta Sides\" rating 1")
+            XCTAssertEqual(try c.request("stickernamestypes"), ["name: rating", "type: Album", "name: rating", "type: song", "OK"])
+            XCTAssertEqual(try c.request("stickernamestypes song"), ["name: rating", "type: song", "OK"])
         },
         "partition": { _, c in
             try ok(c, "newpartition two")

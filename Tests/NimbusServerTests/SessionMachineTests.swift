@@ -126,6 +126,15 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(next(), "OK")
     }
 
+    func testABareIdleOrNoidleInAListCloses() {
+        feed("command_list_begin\nping\nnoidle\n")
+        XCTAssertEqual(next(), "close idleInCommandList")
+        XCTAssertNil(next(), "nothing of the list ran")
+        machine = SessionMachine(commandListLimit: 64, now: 0)
+        feed("command_list_ok_begin\nidle\n")
+        XCTAssertEqual(next(), "close idleInCommandList")
+    }
+
     func testACommandListBeyondItsLimitCloses() {
         feed("command_list_begin\n" + String(repeating: "ping\n", count: 13))
         XCTAssertEqual(next(), "close commandListTooLong")

@@ -33,6 +33,6 @@ final class TagTypesTests: XCTestCase {
         let first = try server.connect()
         let second = try server.connect()
         XCTAssertEqual(try first.request("tagtypes clear"), ["OK"])
-        XCTAssertEqual(try second.request("tagtypes").count, 31)
+        XCTAssertEqual(try second.request("tagtypes").count, 35)
     }
 }

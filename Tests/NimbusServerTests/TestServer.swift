@@ -16,6 +16,8 @@ final class TestServer: @unchecked Sendable {
     let directory: TemporaryDirectory
     let musicDirectory: String
     var socketPath: String { directory.file("socket") }
+    /// Where the default configuration keeps stored playlists (under the temporary home).
+    var playlistDirectory: String { directory.file(".local/state/nimbus/playlists") }
     /// Set when the daemon shut itself down (`kill`).
     private let shutDown = LockedFlag()
 
@@ -61,7 +63,7 @@ final class TestServer: @unchecked Sendable {
 
     func connect() throws -> LineClient {
         let (client, greeting) = try LineClient.connected(.tcp(host: "127.0.0.1", port: port))
-        precondition(greeting == "OK MPD 0.23.5", greeting)
+        precondition(greeting == "OK MPD 0.24.0", greeting)
         return client
     }
 

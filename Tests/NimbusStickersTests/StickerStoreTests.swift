@@ -27,10 +27,46 @@ final class StickerStoreTests: XCTestCase {
         try store.set(type: "song", uri: "Rock/a.flac", name: "rating", value: "2")
         try store.set(type: "song", uri: "Rock/b.flac", name: "rating", value: "4")
         try store.set(type: "song", uri: "Jazz/c.flac", name: "rating", value: "5")
-        XCTAssertEqual(try store.find(type: "song", base: "Rock", name: "rating").map(\.uri).sorted(), ["Rock/a.flac", "Rock/b.flac"])
-        XCTAssertEqual(try store.find(type: "song", base: "", name: "rating", comparison: (.greater, "3")).map(\.uri).sorted(),
+        XCTAssertEqual(try store.find(type: "song", prefix: "Rock/", name: "rating").map(\.uri).sorted(), ["Rock/a.flac", "Rock/b.flac"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "rating", comparison: (.greater, "3")).map(\.uri).sorted(),
                        ["Jazz/c.flac", "Rock/b.flac"])
-        XCTAssertEqual(try store.find(type: "song", base: "", name: "rating", comparison: (.equal, "2")).map(\.uri), ["Rock/a.flac"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "rating", comparison: (.equal, "2")).map(\.uri), ["Rock/a.flac"])
+    }
+
+    /// MPD 0.24's integer comparisons, LIKE matching, sorting in SQL and windows.
+    func testIntegerComparisonsSortingAndWindows() throws {
+        let directory = TemporaryDirectory("nimbus-stickers")
+        let store = try StickerStore(path: directory.file("sticker.sql"))
+        for (uri, value) in [("a", "9"), ("b", "10"), ("c", "Loud"), ("d", "100")] {
+            try store.set(type: "song", uri: uri, name: "x", value: value)
+        }
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", comparison: (.greater, "5")).map(\.uri).sorted(),
+                       ["a", "c"], "string comparison: \"10\" < \"5\"")
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", comparison: (.greaterInteger, "5")).map(\.uri).sorted(),
+                       ["a", "b", "d"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", comparison: (.contains, "OU")).map(\.uri), ["c"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", comparison: (.startsWith, "10")).map(\.uri).sorted(),
+                       ["b", "d"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", order: (.valueInteger, descending: true)).map(\.uri),
+                       ["d", "b", "a", "c"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", order: (.uri, descending: false), window: (1, 2)).map(\.uri),
+                       ["b", "c"])
+        XCTAssertEqual(try store.find(type: "song", prefix: "", name: "x", order: (.uri, descending: false), window: (3, nil)).map(\.uri),
+                       ["d"])
+    }
+
+    func testIncrementAndDecrementStartFromTheGivenValue() throws {
+        let directory = TemporaryDirectory("nimbus-stickers")
+        let store = try StickerStore(path: directory.file("sticker.sql"))
+        try store.add(type: "song", uri: "a", name: "plays", value: "1")
+        try store.add(type: "song", uri: "a", name: "plays", value: "5")
+        XCTAssertEqual(try store.get(type: "song", uri: "a", name: "plays"), "6")
+        try store.add(type: "song", uri: "a", name: "plays", value: "2", subtract: true)
+        XCTAssertEqual(try store.get(type: "song", uri: "a", name: "plays"), "4")
+        try store.set(type: "playlist", uri: "p", name: "rating", value: "x")
+        XCTAssertEqual(try store.names(), ["plays", "rating"])
+        XCTAssertEqual(try store.namesAndTypes().map { "\($0.name):\($0.type)" }, ["plays:song", "rating:playlist"])
+        XCTAssertEqual(try store.namesAndTypes(type: "playlist").map(\.name), ["rating"])
     }
 
     /// A database MPD wrote (its schema, its rows) is read as it is.

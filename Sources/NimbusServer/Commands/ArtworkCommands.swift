@@ -15,14 +15,24 @@ enum ArtworkCommands {
         Command("readcomments", .read, arguments: 1...1, available: DatabaseCommands.hasLibrary, handler: readComments),
     ]
 
+    /// A path ending in `/` names the directory itself: MPD 0.23 sent its cover and Cantata
+    /// asks exactly that; 0.24.13 rejects it as a bad relative path, which leaves Cantata
+    /// without covers, so Nimbus keeps answering it (a deliberate difference).
     static func albumArt(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         _ = try DatabaseCommands.library(call)
-        let uri = DatabaseCommands.uri(call)
+        let argument = call[0]
+        let namesDirectory = argument.count > 1 && argument.hasSuffix("/")
+        let directory: String
+        switch try URILocation.locate(namesDirectory ? String(argument.dropLast()) : argument, call, allowEmpty: false) {
+        case .url, .file:
+            throw ProtocolError(.noExist, "No file exists")
+        case .relative(let uri):
+            directory = namesDirectory ? uri : StoragePath.parent(uri)
+        }
         let offset = Int(try Arguments.unsigned(call[1]))
-        guard StoragePath.isSafe(uri) else { throw ProtocolError(.noExist, "No file exists") }
         let songs = call.context.songs, limit = call.client.binaryLimit
-        return try DeferredAnswer.respond(remote: songs.isRemote(uri), into: &out) {
-            let data = try songs.cover(inDirectory: StoragePath.parent(uri))
+        return try DeferredAnswer.respond(remote: songs.isRemote(directory), into: &out) {
+            let data = try songs.cover(inDirectory: directory)
             guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
             var out = ResponseWriter()
             out.field("size", data.count)
@@ -59,8 +69,9 @@ enum ArtworkCommands {
         render: @escaping @Sendable (SongMetadata) throws -> ResponseWriter
     ) throws -> CommandResult {
         let library = try DatabaseCommands.library(call)
-        let uri = DatabaseCommands.uri(call)
-        guard StoragePath.isSafe(uri), library.database.song(at: uri) != nil else {
+        guard case .relative(let uri) = try URILocation.locate(call[0], call, allowEmpty: false),
+            library.database.song(at: uri) != nil
+        else {
             throw ProtocolError(.noExist, "No such song")
         }
         let songs = call.context.songs

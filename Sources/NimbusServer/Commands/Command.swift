@@ -90,7 +90,7 @@ public struct CommandTable: Sendable {
     /// Every command of this build, grouped by area like MPD's handler files.
     public static let standard = CommandTable(
         ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all
-            + DatabaseCommands.all + ArtworkCommands.all + QueueCommands.all + QueueInfoCommands.all
+            + DatabaseCommands.all + ArtworkCommands.all + FingerprintCommands.all + QueueCommands.all + QueueInfoCommands.all
             + PlayerCommands.all + OptionCommands.all + OutputCommands.all + StoredPlaylistCommands.all
             + SearchAddCommands.all + StickerCommands.all + PartitionCommands.all + MountCommands.all)
 }

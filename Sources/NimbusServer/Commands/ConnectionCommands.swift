@@ -12,6 +12,7 @@ enum ConnectionCommands {
         Command("password", .none, arguments: 1...1, handler: password),
         Command("binarylimit", .none, arguments: 1...1, handler: binaryLimit),
         Command("tagtypes", .none, arguments: 0...0, unlimited: true, handler: tagTypes),
+        Command("protocol", .none, arguments: 0...0, unlimited: true, handler: protocolFeatures),
         Command("idle", .read, arguments: 0...0, unlimited: true, handler: idle),
     ]
 
@@ -62,15 +63,61 @@ enum ConnectionCommands {
         case "all", "clear":
             guard names.isEmpty else { throw ProtocolError.argument("Too many arguments") }
             call.client.tagMask = subcommand == "all" ? enabled : .none
-        case "enable", "disable":
+        case "enable", "disable", "reset":
+            // MPD 0.24 empties the mask before it parses `reset`'s names, so a failed reset
+            // leaves no tags enabled.
+            if subcommand == "reset" { call.client.tagMask = .none }
             guard !names.isEmpty else { throw ProtocolError.argument("Not enough arguments") }
             let tags = try names.map { name throws(ProtocolError) -> TagType in
                 guard let tag = TagType(name: name) else { throw .argument("Unknown tag type") }
                 return tag
             }
             let mask = TagMask(tags)
-            call.client.tagMask = subcommand == "enable" ? call.client.tagMask.union(mask)
-                : call.client.tagMask.subtracting(mask)
+            switch subcommand {
+            case "enable": call.client.tagMask = call.client.tagMask.union(mask)
+            case "disable": call.client.tagMask = call.client.tagMask.subtracting(mask)
+            default: call.client.tagMask = mask
+            }
+        case "available":
+            // Every tag the server reports, whatever this client's mask says.
+            for tag in enabled.tags { out.field("tagtype", literal: tag.staticWireName) }
+        default:
+            throw ProtocolError.argument("Unknown sub command")
+        }
+        return .ok
+    }
+
+    /// MPD 0.24's protocol features: a client switches on behaviour that would surprise an
+    /// older one (`hide_playlists_in_root`: no `playlist:` records in the root's `lsinfo`).
+    static func protocolFeatures(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let subcommand = call.arguments.first else {
+            for feature in ProtocolFeature.allCases where call.client.protocolFeatures.contains(feature) {
+                out.field("feature", feature.rawValue)
+            }
+            return .ok
+        }
+        let names = call.arguments.dropFirst()
+        switch subcommand {
+        case "all", "clear", "available":
+            guard names.isEmpty else { throw ProtocolError.argument("Too many arguments") }
+            if subcommand == "available" {
+                for feature in ProtocolFeature.allCases { out.field("feature", feature.rawValue) }
+            } else {
+                call.client.protocolFeatures = subcommand == "all" ? Set(ProtocolFeature.allCases) : []
+            }
+        case "enable", "disable":
+            guard !names.isEmpty else { throw ProtocolError.argument("Not enough arguments") }
+            let features = try names.map { name throws(ProtocolError) -> ProtocolFeature in
+                guard let feature = ProtocolFeature.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                    throw .argument("Unknown protocol feature")
+                }
+                return feature
+            }
+            if subcommand == "enable" {
+                call.client.protocolFeatures.formUnion(features)
+            } else {
+                call.client.protocolFeatures.subtract(features)
+            }
         default:
             throw ProtocolError.argument("Unknown sub command")
         }

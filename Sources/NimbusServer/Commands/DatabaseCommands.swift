@@ -15,7 +15,12 @@ enum DatabaseCommands {
         Command("listfiles", .read, arguments: 0...1, available: hasLibrary, handler: listFiles),
         Command("find", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in try find(call, &out, foldCase: false) },
         Command("search", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in try find(call, &out, foldCase: true) },
-        Command("count", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: count),
+        Command("count", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in
+            try count(call, &out, foldCase: false)
+        },
+        Command("searchcount", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in
+            try count(call, &out, foldCase: true)
+        },
         Command("list", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: list),
         Command("update", .control, arguments: 0...1, available: hasLibrary) { call, out in try update(call, &out, rescan: false) },
         Command("rescan", .control, arguments: 0...1, available: hasLibrary) { call, out in try update(call, &out, rescan: true) },
@@ -37,10 +42,23 @@ enum DatabaseCommands {
     }
 
     static func lsinfo(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let argument = call.arguments.first ?? ""
+        let path: String
+        switch try URILocation.locate(argument == "/" ? "" : argument, call, allowEmpty: true) {
+        case .url(let url):
+            guard let song = call.context.songs.remoteSong(url) else { throw ProtocolError.argument("Unsupported URI scheme") }
+            SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+            return .ok
+        case .file(let file):
+            guard let song = call.context.songs.localFileSong(file) else { throw ProtocolError(.noExist, "No such file") }
+            SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+            return .ok
+        case .relative(let relative):
+            path = relative
+        }
         let database = try library(call).database
-        let path = uri(call)
-        guard StoragePath.isSafe(path), let directory = database.directory(at: path) else {
-            if StoragePath.isSafe(path), let song = database.song(at: path) {
+        guard let directory = database.directory(at: path) else {
+            if let song = database.song(at: path) {
                 SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
                 return .ok
             }
@@ -53,7 +71,7 @@ enum DatabaseCommands {
             out.field("directory", StoragePath.join(path, child.name))
             out.field("Last-Modified", TimeFormat.iso8601(child.modified))
         }
-        if path.isEmpty {
+        if path.isEmpty, !call.client.protocolFeatures.contains(.hidePlaylistsInRoot) {
             for playlist in call.context.playlists?.list() ?? [] {
                 out.field("playlist", playlist.name)
                 out.field("Last-Modified", TimeFormat.iso8601(playlist.modified))
@@ -98,8 +116,15 @@ enum DatabaseCommands {
     /// cloud account that is a listing request, made off the core loop.
     static func listFiles(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let storage = try library(call).storage
-        let path = uri(call)
-        guard StoragePath.isSafe(path) else { throw ProtocolError(.noExist, "No such directory") }
+        let path: String
+        switch try URILocation.locate(call.arguments.first ?? "", call, allowEmpty: true) {
+        case .relative(let uri): path = uri
+        case .url(let url):
+            // MPD opens a storage for the URL on the spot; Nimbus lists what is mounted.
+            throw ProtocolError(.system, "Failed to open \(url): mount it first (mount NAME URL), then list NAME")
+        case .file(let file):
+            throw ProtocolError(.system, "Failed to open \(file): only the music directory and its mounts can be listed")
+        }
         return try DeferredAnswer.respond(remote: storage.localPath(path) == nil, into: &out) {
             let entries: [StorageEntry]
             do throws(StorageError) {
@@ -141,7 +166,7 @@ enum DatabaseCommands {
         return .ok
     }
 
-    static func count(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+    static func count(_ call: CommandCall, _ out: inout ResponseWriter, foldCase: Bool) throws -> CommandResult {
         let database = try library(call).database
         var arguments = call.arguments[...]
         var group: TagType?
@@ -151,7 +176,7 @@ enum DatabaseCommands {
             group = tag
             arguments = arguments.dropLast(2)
         }
-        let evaluator = arguments.isEmpty ? nil : try FilterEvaluator(try FilterParser.parse(arguments, foldCase: false))
+        let evaluator = arguments.isEmpty ? nil : try FilterEvaluator(try FilterParser.parse(arguments, foldCase: foldCase))
         for (value, total) in try database.count(evaluator, group: group) {
             if let group, let value { out.field(group.staticWireName, value) }
             out.field("songs", total.songs)
@@ -218,7 +243,9 @@ struct QueryArguments {
     var window: Range<Int>?
     var position: String?
 
-    static func parse(_ arguments: ArraySlice<String>, foldCase: Bool, allowPosition: Bool = false) throws -> QueryArguments {
+    static func parse(
+        _ arguments: ArraySlice<String>, foldCase: Bool, allowPosition: Bool = false, allowPriority: Bool = false
+    ) throws -> QueryArguments {
         var arguments = arguments
         var position: String?
         if allowPosition, arguments.count >= 2, arguments[arguments.endIndex - 2] == "position" {
@@ -233,18 +260,24 @@ struct QueryArguments {
         }
         var sort: SortOrder?
         if arguments.count >= 2, arguments[arguments.endIndex - 2] == "sort" {
-            sort = try parseSort(arguments.last!)
+            sort = try parseSort(arguments.last!, allowPriority: allowPriority)
             arguments = arguments.dropLast(2)
         }
         let filter = try FilterParser.parse(arguments, foldCase: foldCase)
         return QueryArguments(evaluator: try FilterEvaluator(filter), sort: sort, window: window, position: position)
     }
 
-    static func parseSort(_ text: String) throws -> SortOrder {
+    /// MPD 0.24 matches the names without regard to case; `prio` exists only for the queue.
+    static func parseSort(_ text: String, allowPriority: Bool = false) throws -> SortOrder {
         var name = text
         let descending = name.hasPrefix("-")
         if descending { name.removeFirst() }
-        if name == "Last-Modified" { return .lastModified(descending: descending) }
+        switch name.lowercased() {
+        case "last-modified": return .lastModified(descending: descending)
+        case "added": return .added(descending: descending)
+        case "prio" where allowPriority: return .priority(descending: descending)
+        default: break
+        }
         guard let tag = TagType(name: name) else { throw ProtocolError.argument("Unknown sort tag") }
         return .tag(tag, descending: descending)
     }

@@ -21,9 +21,13 @@ enum ErrorMapping {
         case let error as MountFailure:
             switch error {
             case .badMountPoint: return ProtocolError(.argument, "Bad mount point")
-            case .busy: return ProtocolError(.unknown, "Mount point busy")
-            case .alreadyMounted: return ProtocolError(.unknown, "This storage is already mounted")
+            case .busy: return ProtocolError(.argument, "Mount point busy")
+            case .alreadyMounted: return ProtocolError(.argument, "This storage is already mounted")
             case .unrecognized: return ProtocolError(.argument, "Unrecognized storage URI")
+            case .unsupported(let scheme):
+                return ProtocolError(
+                    .argument,
+                    "No \(scheme):// storage in Nimbus: mount WebDAV (http://, https://) or a cloud account (cloud:NAME)")
             case .notMountPoint: return ProtocolError(.argument, "Not a mount point")
             case .failed(let message): return ProtocolError(.unknown, message)
             }

@@ -7,43 +7,45 @@ import NimbusSupport
 @CoreActor
 enum OptionCommands {
     nonisolated static let all: [Command] = [
-        Command("random", .control, arguments: 1...1) { call, _ in
+        Command("random", .player, arguments: 1...1) { call, _ in
             call.client.partition.setRandom(try Arguments.bool(call[0]))
             return .ok
         },
-        Command("repeat", .control, arguments: 1...1) { call, _ in
+        Command("repeat", .player, arguments: 1...1) { call, _ in
             let on = try Arguments.bool(call[0])
             call.client.partition.setOptions { $0.repeatMode = on }
             return .ok
         },
-        Command("single", .control, arguments: 1...1) { call, _ in
+        Command("single", .player, arguments: 1...1) { call, _ in
             guard let mode = SingleMode(rawValue: call[0]) else {
                 throw ProtocolError.argument("Unrecognized single mode, expected 0, 1, or oneshot")
             }
             call.client.partition.setOptions { $0.single = mode }
             return .ok
         },
-        Command("consume", .control, arguments: 1...1) { call, _ in
-            let on = try Arguments.bool(call[0])
-            call.client.partition.setOptions { $0.consume = on }
+        Command("consume", .player, arguments: 1...1) { call, _ in
+            guard let mode = ConsumeMode(rawValue: call[0]) else {
+                throw ProtocolError.argument("Unrecognized consume mode, expected 0, 1, or oneshot")
+            }
+            call.client.partition.setOptions { $0.consume = mode }
             return .ok
         },
-        Command("crossfade", .control, arguments: 1...1) { call, _ in
+        Command("crossfade", .player, arguments: 1...1) { call, _ in
             let seconds = Int(try Arguments.unsigned(call[0]))
             call.client.partition.setOptions { $0.crossfade = seconds }
             return .ok
         },
-        Command("mixrampdb", .control, arguments: 1...1) { call, _ in
+        Command("mixrampdb", .player, arguments: 1...1) { call, _ in
             let decibels = Float(try Arguments.float(call[0]))
             call.client.partition.setOptions { $0.mixRampDB = decibels }
             return .ok
         },
-        Command("mixrampdelay", .control, arguments: 1...1) { call, _ in
+        Command("mixrampdelay", .player, arguments: 1...1) { call, _ in
             let seconds = Float(try Arguments.float(call[0]))
             call.client.partition.setOptions { $0.mixRampDelay = seconds > 0 ? seconds : nil }
             return .ok
         },
-        Command("replay_gain_mode", .control, arguments: 1...1) { call, _ in
+        Command("replay_gain_mode", .player, arguments: 1...1) { call, _ in
             let mode = call[0]
             guard ["off", "track", "album", "auto"].contains(mode) else {
                 throw ProtocolError.argument("Unrecognized replay gain mode")
@@ -55,16 +57,18 @@ enum OptionCommands {
             out.field("replay_gain_mode", call.client.partition.options.replayGainMode)
             return .ok
         },
-        Command("setvol", .control, arguments: 1...1) { call, _ in
+        Command("setvol", .player, arguments: 1...1) { call, _ in
             let level = Int(try Arguments.unsigned(call[0], max: 100))
             try setVolume(call.client.partition, level, missingMixerCode: .unknown)
             return .ok
         },
-        Command("volume", .control, arguments: 1...1) { call, _ in
+        Command("volume", .player, arguments: 1...1) { call, _ in
             let change = try Arguments.integer(call[0], min: -100, max: 100)
             let partition = call.client.partition
             guard let current = partition.volume else { throw ProtocolError(.system, "No mixer") }
-            try setVolume(partition, max(0, min(100, current + change)), missingMixerCode: .system)
+            // MPD sets (and announces) nothing when the level stays.
+            let level = max(0, min(100, current + change))
+            if level != current { try setVolume(partition, level, missingMixerCode: .system) }
             return .ok
         },
         Command("getvol", .read, arguments: 0...0) { call, out in

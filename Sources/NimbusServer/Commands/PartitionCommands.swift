@@ -21,7 +21,11 @@ enum PartitionCommands {
         guard let partition = call.context.partitions.named(call[0]) else {
             throw ProtocolError(.noExist, "partition does not exist")
         }
+        guard partition !== call.client.partition else { return .ok }
         call.client.partition = partition
+        // MPD's SetPartition: the partition's own subsystems count as changed, so the
+        // client's next idle has it reload them (nothing wakes now: the client is busy).
+        call.client.addIdle([.playlist, .player, .mixer, .output, .options])
         return .ok
     }
 
@@ -67,6 +71,7 @@ enum PartitionCommands {
         guard source !== target else { return .ok }
         source.release(output)
         target.adopt(output)
+        call.context.idle.emit(.output)
         return .ok
     }
 }

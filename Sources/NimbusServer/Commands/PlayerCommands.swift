@@ -9,25 +9,25 @@ import NimbusSupport
 @CoreActor
 enum PlayerCommands {
     nonisolated static let all: [Command] = [
-        Command("play", .control, arguments: 0...1, handler: play),
-        Command("playid", .control, arguments: 0...1, handler: playID),
-        Command("pause", .control, arguments: 0...1, handler: pause),
-        Command("stop", .control, arguments: 0...0) { call, _ in
+        Command("play", .player, arguments: 0...1, handler: play),
+        Command("playid", .player, arguments: 0...1, handler: playID),
+        Command("pause", .player, arguments: 0...1, handler: pause),
+        Command("stop", .player, arguments: 0...0) { call, _ in
             call.client.partition.stop()
             return .ok
         },
-        Command("next", .control, arguments: 0...0) { call, _ in
+        Command("next", .player, arguments: 0...0) { call, _ in
             try call.client.partition.next()
             return .ok
         },
-        Command("previous", .control, arguments: 0...0) { call, _ in
+        Command("previous", .player, arguments: 0...0) { call, _ in
             try call.client.partition.previous()
             return .ok
         },
-        Command("seek", .control, arguments: 2...2, handler: seek),
-        Command("seekid", .control, arguments: 2...2, handler: seekID),
-        Command("seekcur", .control, arguments: 1...1, handler: seekCurrent),
-        Command("clearerror", .control, arguments: 0...0) { call, _ in
+        Command("seek", .player, arguments: 2...2, handler: seek),
+        Command("seekid", .player, arguments: 2...2, handler: seekID),
+        Command("seekcur", .player, arguments: 1...1, handler: seekCurrent),
+        Command("clearerror", .player, arguments: 0...0) { call, _ in
             call.client.partition.clearError()
             return .ok
         },

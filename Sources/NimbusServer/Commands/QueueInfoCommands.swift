@@ -55,18 +55,30 @@ enum QueueInfoCommands {
         return .ok
     }
 
+    /// MPD 0.24's PrintQueue: without `sort` the window counts matches in queue order and its
+    /// start may not pass the queue's length; with `sort` it counts the sorted matches.
     static func find(_ call: CommandCall, _ out: inout ResponseWriter, foldCase: Bool) throws -> CommandResult {
-        let filter = try FilterEvaluator(try FilterParser.parse(call.arguments[...], foldCase: foldCase))
+        let query = try QueryArguments.parse(call.arguments[...], foldCase: foldCase, allowPriority: true)
         let queue = call.client.partition.queue
         let mask = call.client.visibleTags
-        for position in 0..<queue.count where filter.matches(queue[position].song) {
+        var matches = (0..<queue.count).filter { query.evaluator.matches(queue[$0].song, priority: queue[$0].priority) }
+        let window = query.window ?? 0..<Int.max
+        if let sort = query.sort {
+            guard window.lowerBound <= matches.count else { throw PlaybackError.badSongIndex }
+            sort.sort(&matches, song: { queue[$0].song }, priority: { queue[$0].priority })
+        } else {
+            guard window.lowerBound <= queue.count else { throw PlaybackError.badSongIndex }
+        }
+        for position in matches.dropFirst(window.lowerBound).prefix(window.count) {
             SongPrinter.write(queue[position], position: position, mask: mask, into: &out)
         }
         return .ok
     }
 
     static func changes(_ call: CommandCall, _ out: inout ResponseWriter, positionsOnly: Bool) throws -> CommandResult {
-        let version = UInt32(try Arguments.unsigned(call[0]))
+        // strtoul, as MPD's ParseCommandArgU32: `-1` wraps to the largest version, newer than
+        // the queue's, so the whole queue is printed.
+        let version = UInt32(truncatingIfNeeded: try Arguments.unsigned(call[0], max: .max))
         let queue = call.client.partition.queue
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
         let end = min(range.end ?? queue.count, queue.count)

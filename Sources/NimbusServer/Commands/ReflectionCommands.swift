@@ -48,6 +48,9 @@ enum ReflectionCommands {
             throw ProtocolError(.permission, "Command only permitted to local clients")
         }
         if let music = call.context.settings.musicDirectory { out.field("music_directory", music) }
+        if let playlists = call.context.playlists { out.field("playlist_directory", playlists.directory) }
+        // Regular expressions (`=~`, `!~`) work, as with MPD built with PCRE.
+        out.field("pcre", 1)
         return .ok
     }
 }

@@ -15,12 +15,30 @@ enum SearchAddCommands {
             try addToQueue(call, foldCase: true)
         },
         Command("searchaddpl", .control, arguments: 2...2, unlimited: true, available: DatabaseCommands.hasLibrary) { call, _ in
-            let database = try DatabaseCommands.library(call).database
-            let query = try QueryArguments.parse(call.arguments.dropFirst(), foldCase: true)
-            let uris = try database.find(query.evaluator, sort: query.sort, window: query.window).map(\.uri)
-            return try StoredPlaylistCommands.edit(call) { try $0.add(call[0], entries: uris) }
+            try addToPlaylist(call)
         },
     ]
+
+    /// MPD 0.24: `position N` inserts there (the playlist is created if missing, N may not
+    /// pass its end); the playlist is only written when something matched.
+    private static func addToPlaylist(_ call: CommandCall) throws -> CommandResult {
+        let database = try DatabaseCommands.library(call).database
+        var arguments = call.arguments.dropFirst()
+        var position: Int?
+        if arguments.count >= 2, arguments[arguments.endIndex - 2] == "position" {
+            position = Int(try Arguments.unsigned(arguments.last!))
+            arguments = arguments.dropLast(2)
+        }
+        let query = try QueryArguments.parse(arguments, foldCase: true)
+        let uris = try database.find(query.evaluator, sort: query.sort, window: query.window).map(\.uri)
+        let store = try StoredPlaylistCommands.store(call)
+        if let position {
+            let length = store.exists(call[0]) ? try store.load(call[0]).count : 0
+            guard position <= length else { throw ProtocolError.argument("Bad position") }
+        }
+        guard !uris.isEmpty else { return .ok }
+        return try StoredPlaylistCommands.edit(call) { try $0.add(call[0], entries: uris, at: position) }
+    }
 
     private static func addToQueue(_ call: CommandCall, foldCase: Bool) throws -> CommandResult {
         let database = try DatabaseCommands.library(call).database

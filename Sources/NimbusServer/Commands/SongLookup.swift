@@ -14,33 +14,39 @@ enum SongLookup {
         case songOrDirectory
         /// `addid`: exactly one song.
         case song
+        /// `playlistadd`: like `add`, except that MPD looks anything without a scheme up in
+        /// the database as it stands (`/etc/passwd` is just a missing directory there).
+        case playlistEntry
     }
 
     static func songs(for argument: String, _ call: CommandCall, kind: Kind) throws -> [Song] {
-        var uri = argument
-        if uri == "/" { uri = "" }
-        if uri.hasPrefix("file://") { uri.removeFirst("file://".count) }
-        if uri.contains("://") {
+        let location: URILocation
+        if kind == .playlistEntry, !URILocation.hasScheme(argument) {
+            location = .relative(argument == "/" ? "" : argument)
+        } else {
+            location = try URILocation.locate(argument == "/" ? "" : argument, call, allowEmpty: true)
+        }
+        switch location {
+        case .url(let uri):
             guard let song = call.context.songs.remoteSong(uri) else { throw ProtocolError.argument("Unsupported URI scheme") }
             return [song]
+        case .file(let path):
+            return [try localFile(path, call)]
+        case .relative(let uri):
+            guard let database = call.context.library?.database else { throw ProtocolError(.noExist, "No database") }
+            if let song = database.song(at: uri) { return [song] }
+            guard kind != .song, database.directory(at: uri) != nil else {
+                throw ProtocolError(.noExist, kind == .song ? "No such song" : "No such directory")
+            }
+            var songs: [Song] = []
+            database.visit(uri, recursive: true, directory: { _, _ in }, song: { path, song in songs.append(song.song(in: path)) })
+            return songs
         }
-        if uri.hasPrefix("/") {
-            return [try localFile(uri, call)]
-        }
-        guard let database = call.context.library?.database else { throw ProtocolError(.noExist, "No database") }
-        if let song = StoragePath.isSafe(uri) ? database.song(at: uri) : nil { return [song] }
-        guard kind == .songOrDirectory, StoragePath.isSafe(uri), database.directory(at: uri) != nil else {
-            throw ProtocolError(.noExist, kind == .song ? "No such song" : "No such directory")
-        }
-        var songs: [Song] = []
-        database.visit(uri, recursive: true, directory: { _, _ in }, song: { path, song in songs.append(song.song(in: path)) })
-        return songs
     }
 
     /// MPD lets only clients on the local socket name files by absolute path; a file inside
     /// the music directory is the database's song.
     private static func localFile(_ path: String, _ call: CommandCall) throws -> Song {
-        guard call.client.isLocal else { throw ProtocolError(.permission, "Access denied") }
         if let root = call.context.settings.musicDirectory, let library = call.context.library {
             let prefix = root.hasSuffix("/") ? root : root + "/"
             if path.hasPrefix(prefix), let song = library.database.song(at: String(path.dropFirst(prefix.count))) {

@@ -21,7 +21,7 @@ enum StatusCommands {
         out.field("repeat", options.repeatMode ? 1 : 0)
         out.field("random", queue.random ? 1 : 0)
         out.field("single", options.single.rawValue)
-        out.field("consume", options.consume ? 1 : 0)
+        out.field("consume", options.consume.rawValue)
         out.field("partition", partition.name)
         out.field("playlist", Int(queue.version))
         out.field("playlistlength", queue.count)
@@ -31,6 +31,7 @@ enum StatusCommands {
         case .play: out.field("state", literal: "play")
         case .pause: out.field("state", literal: "pause")
         }
+        out.field("lastloadedplaylist", partition.lastLoadedPlaylist)
         if options.crossfade > 0 { out.field("xfade", options.crossfade) }
         if let delay = options.mixRampDelay { out.field("mixrampdelay", NumberFormat.minimal(delay)) }
         if let position = partition.currentPosition {

@@ -1,20 +1,24 @@
 import NimbusCore
+import NimbusLibrary
 import NimbusModel
 import NimbusProtocol
 import NimbusStorage
 import NimbusSupport
 
-/// Stored playlists: save, load, listplaylists, listplaylist, listplaylistinfo, playlistadd,
-/// playlistdelete, playlistmove, playlistclear, rm, rename. As in MPD, the commands that need
-/// the playlist directory are hidden from `commands` when there is none.
+/// Stored playlists: save, load, listplaylists, listplaylist, listplaylistinfo, searchplaylist,
+/// playlistlength, playlistadd, playlistdelete, playlistmove, playlistclear, rm, rename. As in
+/// MPD, the commands that need the playlist directory are hidden from `commands` when there
+/// is none.
 @CoreActor
 enum StoredPlaylistCommands {
     nonisolated static let all: [Command] = [
-        Command("save", .control, arguments: 1...1, available: hasPlaylists, handler: save),
+        Command("save", .control, arguments: 1...2, available: hasPlaylists, handler: save),
         Command("load", .add, arguments: 1...3, handler: load),
         Command("listplaylists", .read, arguments: 0...0, available: hasPlaylists, handler: listPlaylists),
-        Command("listplaylist", .read, arguments: 1...1) { call, out in try listPlaylist(call, &out, info: false) },
-        Command("listplaylistinfo", .read, arguments: 1...1) { call, out in try listPlaylist(call, &out, info: true) },
+        Command("listplaylist", .read, arguments: 1...2) { call, out in try listPlaylist(call, &out, info: false) },
+        Command("listplaylistinfo", .read, arguments: 1...2) { call, out in try listPlaylist(call, &out, info: true) },
+        Command("searchplaylist", .read, arguments: 2...4, handler: searchPlaylist),
+        Command("playlistlength", .read, arguments: 1...1, handler: playlistLength),
         Command("playlistadd", .control, arguments: 2...3, available: hasPlaylists, handler: playlistAdd),
         Command("playlistdelete", .control, arguments: 2...2, available: hasPlaylists, handler: playlistDelete),
         Command("playlistmove", .control, arguments: 3...3, available: hasPlaylists, handler: playlistMove),
@@ -44,18 +48,26 @@ enum StoredPlaylistCommands {
     }
 
     static func save(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        var mode = PlaylistStore.SaveMode.create
+        if call.arguments.count > 1 {
+            guard let chosen = PlaylistStore.SaveMode(rawValue: call[1]) else {
+                throw ProtocolError.argument("Unrecognized save mode, expected one of 'create', 'append', 'replace'")
+            }
+            mode = chosen
+        }
         let uris = call.client.partition.queue.items.map(\.song.uri)
-        return try edit(call) { try $0.create(call[0], entries: uris) }
+        return try edit(call) { try $0.save(call[0], entries: uris, mode: mode) }
     }
 
     static func load(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let partition = call.client.partition
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
         let position = try call.arguments.count > 2 ? QueueCommands.insertPosition(call[2], partition) : nil
-        let entries = try store(call).load(call[0])
+        let entries = try load(call)
         let selected = entries[min(range.start, entries.count)..<min(range.end ?? entries.count, entries.count)]
         let songs = selected.compactMap { resolve($0, call) }
         try partition.add(songs, at: position)
+        partition.lastLoadedPlaylist = call[0]
         return .ok
     }
 
@@ -78,11 +90,13 @@ enum StoredPlaylistCommands {
         return .ok
     }
 
+    /// A range past the end prints nothing, as MPD's playlist_provider_print simply runs out.
     static func listPlaylist(_ call: CommandCall, _ out: inout ResponseWriter, info: Bool) throws -> CommandResult {
-        let entries = try store(call).load(call[0])
-        let database = info ? call.context.library?.database : nil
-        for entry in entries {
-            if let database, !entry.contains("://"), StoragePath.isSafe(entry), let song = database.song(at: entry) {
+        let entries = try load(call)
+        let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
+        let start = min(range.start, entries.count)
+        for entry in entries[start..<max(start, min(range.end ?? entries.count, entries.count))] {
+            if info, let song = librarySong(entry, call) {
                 SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
             } else {
                 out.field("file", entry)
@@ -91,9 +105,74 @@ enum StoredPlaylistCommands {
         return .ok
     }
 
+    /// MPD 0.24: case-folded matching; each match with its tags and `Pos:` in the playlist, or
+    /// just its `file:` when it is not in the library. The window counts matches.
+    static func searchPlaylist(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        var filterArguments = call.arguments.dropFirst()
+        var window = 0..<Int.max
+        if filterArguments.count == 3, filterArguments[filterArguments.endIndex - 2] == "window" {
+            let range = try Arguments.range(filterArguments.last!)
+            window = range.start..<(range.end ?? Int.max)
+            filterArguments = filterArguments.dropLast(2)
+        }
+        let filter = try FilterEvaluator(try FilterParser.parse(filterArguments, foldCase: true))
+        var skip = window.lowerBound
+        var remaining = window.count
+        for (position, entry) in try load(call).enumerated() where remaining > 0 {
+            let song = librarySong(entry, call)
+            guard filter.matches(song ?? Song(uri: entry)) else { continue }
+            if skip > 0 {
+                skip -= 1
+                continue
+            }
+            if let song {
+                SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+                out.field("Pos", position)
+            } else if entry.contains("://") {
+                out.field("file", entry)
+                out.field("Pos", position)
+            } else {
+                out.field("file", entry)
+            }
+            remaining -= 1
+        }
+        return .ok
+    }
+
+    /// Every entry counts as a song; only those with a known duration add to the play time,
+    /// which MPD rounds to whole seconds.
+    static func playlistLength(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let entries = try load(call)
+        let milliseconds = entries.reduce(0) { total, entry in
+            total + max(0, (entry.contains("://") ? nil : librarySong(entry, call))?.tag.duration ?? 0)
+        }
+        out.field("songs", entries.count)
+        out.field("playtime", Self.roundedSeconds(milliseconds))
+        return .ok
+    }
+
+    /// std::chrono::round: to the nearest second, halves to the even one.
+    static func roundedSeconds(_ milliseconds: Int) -> Int {
+        let (seconds, rest) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        if rest > 500 || (rest == 500 && seconds % 2 == 1) { return seconds + 1 }
+        return seconds
+    }
+
+    /// The playlist a reading command names, located as MPD 0.24's LocateUri does: a relative
+    /// name with empty, `.` or `..` segments is refused before any playlist is looked up.
+    static func load(_ call: CommandCall) throws -> [String] {
+        _ = try URILocation.locate(call[0], call, allowEmpty: false)
+        return try store(call).load(call[0])
+    }
+
+    private static func librarySong(_ entry: String, _ call: CommandCall) -> Song? {
+        guard !entry.contains("://"), StoragePath.isSafe(entry) else { return nil }
+        return call.context.library?.database.song(at: entry)
+    }
+
     static func playlistAdd(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let position = call.arguments.count > 2 ? Int(try Arguments.unsigned(call[2])) : nil
-        let uris = try SongLookup.songs(for: call[1], call, kind: .songOrDirectory).map(\.uri)
+        let uris = try SongLookup.songs(for: call[1], call, kind: .playlistEntry).map(\.uri)
         return try edit(call) { try $0.add(call[0], entries: uris, at: position) }
     }
 
@@ -101,13 +180,18 @@ enum StoredPlaylistCommands {
         let range = try Arguments.range(call[1])
         let store = try store(call)
         let count = try store.load(call[0]).count
-        guard range.start < count else { throw PlaylistStore.Failure.badSongIndex }
+        // MPD 0.24's RemoveRange: the range is clipped, only a start past the end is refused.
+        guard range.start <= count else { throw PlaylistStore.Failure.badSongIndex }
         return try edit(call) { try $0.delete(call[0], range: range.start..<min(range.end ?? count, count)) }
     }
 
+    /// MPD 0.24: a range moves as a block; an empty range, or one already at its place, is
+    /// accepted without looking at the playlist.
     static func playlistMove(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let from = Int(try Arguments.unsigned(call[1]))
+        let range = try Arguments.range(call[1])
+        guard let end = range.end else { throw ProtocolError.argument("Open-ended range not supported") }
         let to = Int(try Arguments.unsigned(call[2]))
-        return try edit(call) { try $0.move(call[0], from: from, to: to) }
+        if range.start == end || range.start == to { return .ok }
+        return try edit(call) { try $0.move(call[0], range: range.start..<end, to: to) }
     }
 }

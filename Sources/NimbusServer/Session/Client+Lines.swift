@@ -43,6 +43,7 @@ extension Client {
         switch reason {
         case .malformedRequest: context.logger.warning("[\(number)] malformed command")
         case .commandDuringIdle: context.logger.warning("[\(number)] command during idle")
+        case .idleInCommandList: context.logger.warning("[\(number)] not possible in command list: idle or noidle")
         case .commandListTooLong: context.logger.error("[\(number)] command list size is larger than the max")
         case .lineTooLong: context.logger.warning("[\(number)] request line too long; closing")
         case .outputBufferFull: context.logger.error("[\(number)] Output buffer is full")

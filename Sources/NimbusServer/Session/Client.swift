@@ -18,6 +18,8 @@ public final class Client: IdleListener {
     public var permission: Permission
     public var tagMask: TagMask
     public var binaryLimit = 8192
+    /// `protocol enable …`: MPD 0.24 behaviour the client asked for.
+    public var protocolFeatures: Set<ProtocolFeature> = []
     public var output = ResponseWriter()
     /// The partition this client controls (`partition NAME` switches).
     public var partition: Partition

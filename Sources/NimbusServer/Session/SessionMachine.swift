@@ -29,7 +29,7 @@ struct SessionMachine {
     }
 
     enum CloseReason: Equatable {
-        case malformedRequest, commandDuringIdle, commandListTooLong, lineTooLong, outputBufferFull
+        case malformedRequest, commandDuringIdle, idleInCommandList, commandListTooLong, lineTooLong, outputBufferFull
     }
 
     /// How an `execute` went.
@@ -171,6 +171,11 @@ struct SessionMachine {
     }
 
     private mutating func handle(_ line: ArraySlice<UInt8>) -> Action? {
+        // MPD 0.24 closes a client that puts a bare `idle` or `noidle` into a command list
+        // (`idle player` there still enters idle after the list, as before).
+        if case .collecting = mode, line.elementsEqual("idle".utf8) || line.elementsEqual("noidle".utf8) {
+            return .close(.idleInCommandList)
+        }
         if line.elementsEqual("noidle".utf8) {
             // A stray noidle (the idle answer already went out) gets no reply: ncmpcpp relies on it.
             guard isIdle else { return nil }

@@ -18,7 +18,7 @@ def expect(actual, expected, what):
 client = mpd.MPDClient()
 client.timeout = 10
 client.connect("127.0.0.1", port)
-expect(client.mpd_version, "0.23.5", "protocol version")
+expect(client.mpd_version, "0.24.0", "protocol version")
 client.ping()
 
 expect(client.status()["state"], "stop", "status as read-only client")
@@ -38,7 +38,7 @@ expect("kill" in client.commands(), True, "admin sees kill")
 expect(client.notcommands(), [], "notcommands for admin")
 
 tags = client.tagtypes()
-expect(len(tags), 30, "tag type count")
+expect(len(tags), 34, "tag type count")
 client.tagtypes("clear")
 client.tagtypes("enable", "Artist", "Title")
 expect(client.tagtypes(), ["Artist", "Title"], "tag mask")

@@ -1,0 +1,4 @@
+#ifndef NIMBUS_CCHROMAPRINT_SHIM_H
+#define NIMBUS_CCHROMAPRINT_SHIM_H
+#include <chromaprint.h>
+#endif
