@@ -65,7 +65,11 @@ public final class WebDAVServer {
         }
     }
 
-    deinit {
+    deinit { stop() }
+
+    /// Stops nginx now; a test that hands the server's URL to threads calls it at its end, so
+    /// the server lives exactly as long as the test.
+    public func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()

@@ -18,10 +18,14 @@ struct DifferentialHarness {
         let newTags = ["TitleSort", "Mood", "ShowMovement", "MUSICBRAINZ_RELEASEGROUPID"]
         let prefixes = ["Added: ", "lastloadedplaylist: "] + newTags.map { $0 + ": " }
         let lines023 = Set(newTags.map { "tagtype: " + $0 } + newCommands.map { "command: " + $0 })
+        // readcomments prints the file's own keys, which 0.23 prints too.
+        var inComments = false
         return lines.compactMap { line in
             // Transcript lines read "[0] text"; plain responses are the text alone.
             let text = line.hasPrefix("[") ? String(line.drop { $0 != "]" }.dropFirst(2)) : line
-            if prefixes.contains(where: text.hasPrefix) || lines023.contains(text) { return nil }
+            if text.hasPrefix(">> ") { inComments = text.hasPrefix(">> \"readcomments ") }
+            if text == "OK" || text.hasPrefix("ACK ") { inComments = false }
+            if !inComments, prefixes.contains(where: text.hasPrefix) || lines023.contains(text) { return nil }
             return line.hasSuffix("OK MPD 0.24.0") ? String(line.dropLast(6)) + "0.23.5" : line
         }
     }

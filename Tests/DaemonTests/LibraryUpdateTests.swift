@@ -19,6 +19,15 @@ final class LibraryUpdateTests: XCTestCase {
         XCTAssertEqual(try daemon.connect().request("listallinfo"), before)
         XCTAssertEqual(daemon.log.components(separatedBy: "update job 1 started").count, 2, "only the first start scanned")
         XCTAssertTrue(daemon.log.contains("database loaded: 12 songs"), daemon.log)
+        // `Added` is when a song entered the database: a rescan of unchanged files keeps it.
+        let added = before.filter { $0.hasPrefix("Added: ") }
+        XCTAssertEqual(added.count, 12)
+        let client = try daemon.connect()
+        try client.send("idle update\n")
+        XCTAssertEqual(try daemon.connect().request("rescan"), ["updating_db: 1", "OK"])
+        XCTAssertEqual(try client.readResponse(), ["changed: update", "OK"])
+        XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+        XCTAssertEqual(try client.request("listallinfo").filter { $0.hasPrefix("Added: ") }, added)
     }
 
     func testIncrementalUpdateSeesChangedAddedRemovedAndRenamedFiles() throws {

@@ -106,6 +106,7 @@ final class SoakTests: XCTestCase {
         let bound = Int(ProcessInfo.processInfo.environment["NIMBUS_SOAK_MAX_RSS_KIB"] ?? "") ?? 300_000
         XCTAssertLessThan(rss, bound, "RSS \(rss) KiB")
         XCTAssertEqual(daemon.stop(), 0, "a clean shutdown after the soak")
+        server.stop()
     }
 
     private var keep: [AnyObject] = []

@@ -71,6 +71,25 @@ final class ScannerTests: XCTestCase {
         XCTAssertEqual(try scan("Alpha Band/Second Wind/02 - Café.ogg").format?.description, "22050:f:1")
     }
 
+    /// TitleSort, Mood, ShowMovement and the MusicBrainz release group id (MPD 0.24), in the
+    /// places MPD 0.24.13 prints them: Vorbis comments in file order; ID3 after Label, the
+    /// TXXX ids before the UFID track id.
+    func testTheTagsMPD024Added() throws {
+        let flac = lines(try scan("Alpha Band/First Light/01 - Dawn.flac"))
+        XCTAssertEqual(
+            Array(flac.suffix(4)),
+            ["TitleSort: Dawn, The", "Mood: Calm", "ShowMovement: 1", "MUSICBRAINZ_RELEASEGROUPID: 8f3a4e6c-7777-4a2b-9c3d-000000000007"])
+        XCTAssertEqual(
+            Array(lines(try scan("Beta/Beta Sides/01 - Gamma Ray.mp3")).suffix(8)),
+            ["Label: Beta Label", "Mood: Bright", "TitleSort: Ray, Gamma",
+             "MUSICBRAINZ_ALBUMARTISTID: 8f3a4e6c-3333-4a2b-9c3d-000000000003",
+             "MUSICBRAINZ_RELEASETRACKID: 8f3a4e6c-5555-4a2b-9c3d-000000000005",
+             "MUSICBRAINZ_WORKID: 8f3a4e6c-6666-4a2b-9c3d-000000000006",
+             "MUSICBRAINZ_RELEASEGROUPID: 8f3a4e6c-7777-4a2b-9c3d-000000000007",
+             "MUSICBRAINZ_TRACKID: 8f3a4e6c-4444-4a2b-9c3d-000000000004"])
+        XCTAssertEqual(try scan("Alpha Band/Second Wind/01 - Ёлка.ogg").tag.first(.mood), "Festive")
+    }
+
     func testWAVInfoAndID3Chunk() throws {
         let info = try scan("Alpha Band/First Light/03 - Dusk.wav")
         XCTAssertEqual(info.format?.description, "44100:16:2")

@@ -102,6 +102,8 @@ final class CommandTableTests: XCTestCase {
             XCTAssertEqual(try c.request("subscribe x"), ["OK"])
             XCTAssertEqual(try c.request("subscribe x"), ["ACK [56@0] {subscribe} already subscribed to this channel"])
             XCTAssertEqual(try c.request(#"subscribe "a b""#), ["ACK [2@0] {subscribe} invalid channel name"])
+            for channel in 1..<16 { XCTAssertEqual(try c.request("subscribe c\(channel)"), ["OK"]) }
+            XCTAssertEqual(try c.request("subscribe c16"), ["ACK [56@0] {subscribe} subscription list is full"], "16 channels at most")
         },
         "tagtypes": { _, c in
             XCTAssertEqual(try c.request("tagtypes").count, 35)

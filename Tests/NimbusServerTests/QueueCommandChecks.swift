@@ -419,7 +419,17 @@ enum QueueCommandChecks {
             XCTAssertEqual(try c.request("outputs"), ["outputid: 0", "outputname: silence", "plugin: dummy", "outputenabled: 0", "OK"])
         },
         "listmounts": { _, c in XCTAssertEqual(try c.request("listmounts"), ["mount: ", "OK"]) },
-        "mount": { _, c in XCTAssertEqual(try c.request("mount \"\" x"), ["ACK [2@0] {mount} Bad mount point"]) },
+        "mount": { _, c in
+            XCTAssertEqual(try c.request("mount \"\" x"), ["ACK [2@0] {mount} Bad mount point"])
+            XCTAssertEqual(try c.request("mount dav http://127.0.0.1:9/music/"), ["OK"])
+            XCTAssertEqual(try c.request("mount dav http://127.0.0.1:9/other/"), ["ACK [2@0] {mount} Mount point busy"])
+            XCTAssertEqual(try c.request("mount again http://127.0.0.1:9/music/"), ["ACK [2@0] {mount} This storage is already mounted"])
+            XCTAssertEqual(
+                try c.request("mount share nfs://nas/music"),
+                ["ACK [2@0] {mount} No nfs:// storage in Nimbus: mount WebDAV (http://, https://) or a cloud account (cloud:NAME)"])
+            XCTAssertEqual(try c.request("mount odd gopher://x/"), ["ACK [2@0] {mount} Unrecognized storage URI"])
+            XCTAssertEqual(try c.request("listmounts"), ["mount: ", "mount: dav", "storage: http://127.0.0.1:9/music/", "OK"])
+        },
         "unmount": { _, c in XCTAssertEqual(try c.request("unmount music"), ["ACK [2@0] {unmount} Not a mount point"]) },
         "listneighbors": { _, c in
             XCTAssertEqual(try c.request("listneighbors"), ["ACK [5@0] {listneighbors} No neighbor plugin configured"])

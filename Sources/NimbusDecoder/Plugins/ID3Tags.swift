@@ -12,14 +12,16 @@ enum ID3Tags {
         (["TDRC", "TYER"], .date), (["TDOR"], .originalDate), (["TCON"], .genre), (["TCOM"], .composer),
         (["TPE3"], .conductor), (["TPE4"], .performer), (["TIT1"], .grouping),
     ]
-    private static let lateTextFrames: [([String], TagType)] = [(["TPOS"], .disc), (["TPUB"], .label)]
+    private static let lateTextFrames: [([String], TagType)] = [
+        (["TPOS"], .disc), (["TPUB"], .label), (["TMOO"], .mood), (["TSOT"], .titleSort),
+    ]
 
     /// TXXX descriptions MPD recognises (case-sensitive, as in MPD).
     private static let userTextTags: [String: TagType] = [
         "ALBUMARTISTSORT": .albumArtistSort, "MusicBrainz Artist Id": .musicBrainzArtistID,
         "MusicBrainz Album Id": .musicBrainzAlbumID, "MusicBrainz Album Artist Id": .musicBrainzAlbumArtistID,
         "MusicBrainz Track Id": .musicBrainzTrackID, "MusicBrainz Release Track Id": .musicBrainzReleaseTrackID,
-        "MusicBrainz Work Id": .musicBrainzWorkID,
+        "MusicBrainz Work Id": .musicBrainzWorkID, "MusicBrainz Release Group Id": .musicBrainzReleaseGroupID,
     ]
 
     /// Adds the tags to `collector` and returns the first picture when `wantPicture`.
