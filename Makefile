@@ -17,6 +17,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product nimbusd
+	$(SWIFT) build -c release --product nimbus
 
 # Foreground daemon; CONFIG=path/to/mpd.conf to use a config file, else the safe defaults.
 run: release

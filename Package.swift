@@ -15,7 +15,8 @@ let package = Package(
     name: "Nimbus",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "nimbusd", targets: ["nimbusd"])
+        .executable(name: "nimbusd", targets: ["nimbusd"]),
+        .executable(name: "nimbus", targets: ["nimbus"]),
     ],
     targets: [
         // C libraries from Debian, each behind a shim for variadic calls and macros.
@@ -98,6 +99,8 @@ let package = Package(
         .executableTarget(
             name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
+        // The companion command line for what MPD clients cannot do: signing in to cloud accounts.
+        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusSupport"], swiftSettings: strict),
 
         // Real daemons and servers as child processes, line clients, fixtures: shared by the
         // test suite and `make bench`.
@@ -152,6 +155,6 @@ let package = Package(
             swiftSettings: strict),
         // Runs the real nimbusd binary next to real MPD, mpc and python3-mpd.
         .testTarget(
-            name: "DaemonTests", dependencies: ["nimbusd", "NimbusHarness", "CSQLite"], exclude: ["Scripts"], swiftSettings: strict),
+            name: "DaemonTests", dependencies: ["nimbusd", "nimbus", "NimbusHarness", "CSQLite"], exclude: ["Scripts"], swiftSettings: strict),
     ]
 )

@@ -5,11 +5,15 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
     public static let types = ["webdav", "yandex-disk", "dropbox", "google-drive", "onedrive"]
     /// Keys that would put a secret into the config body; secrets live in files or the
     /// environment (`password_file`, `token_file`, `NIMBUS_TOKEN_<NAME>`).
-    static let secretKeys: Set<String> = ["password", "token", "access_token", "refresh_token", "client_secret"]
+    /// (`client_secret` is the app's, registered by the user, which installed-app flows send
+    /// along; it is allowed here as providers document it.)
+    static let secretKeys: Set<String> = ["password", "token", "access_token", "refresh_token"]
     static let knownKeys: Set<String> = [
-        "name", "type", "root", "url", "user", "password_file", "token_file", "client_id", "api_url", "content_url",
-        "token_url", "mount", "pin",
+        "name", "type", "root", "url", "user", "password_file", "token_file", "client_id", "client_secret", "api_url",
+        "content_url", "token_url", "device_code_url", "authorize_url", "mount", "pin",
     ]
+    /// Types whose sign-in produces an OAuth token file.
+    public static let oauthTypes: Set<String> = ["yandex-disk", "dropbox", "google-drive", "onedrive"]
 
     public var name: String
     public var type: String
@@ -65,7 +69,28 @@ extension DaemonConfiguration {
                 warnings.append("\(block.location): a second cloud account named \"\(account.name)\"; ignored")
                 return nil
             }
-            return account
+            return account.withDefaultSecrets(in: secretsDirectory)
         }
+    }
+
+    /// Where `nimbus authorize` keeps tokens and passwords of accounts that name no file.
+    public var secretsDirectory: String {
+        (stateFile.lastIndex(of: "/").map { String(stateFile[..<$0]) } ?? ".") + "/accounts"
+    }
+}
+
+extension CloudAccountConfiguration {
+    /// An OAuth account without `token_file` keeps its token at `DIR/NAME.token`, a WebDAV
+    /// account with a `user` and no `password_file` its password at `DIR/NAME.password`: the
+    /// files `nimbus authorize` writes.
+    func withDefaultSecrets(in directory: String) -> CloudAccountConfiguration {
+        var account = self
+        if Self.oauthTypes.contains(type), settings["token_file"] == nil {
+            account.settings["token_file"] = directory + "/" + name + ".token"
+        }
+        if type == "webdav", settings["user"] != nil, settings["password_file"] == nil {
+            account.settings["password_file"] = directory + "/" + name + ".password"
+        }
+        return account
     }
 }

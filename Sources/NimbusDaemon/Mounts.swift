@@ -16,6 +16,8 @@ final class Mounts: MountControl {
     private let path: String
     private let logger: Logger
     private(set) var mounts: [(name: String, uri: String)] = []
+    /// Configured accounts that could not be mounted at start.
+    private var pending: Set<String> = []
 
     init(storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, logger: Logger) {
         self.storage = storage
@@ -27,7 +29,7 @@ final class Mounts: MountControl {
 
     /// Mounts the accounts configured to be mounted and the mounts saved last time.
     func restore(accounts: [String]) {
-        for name in accounts { attach(name, uri: "cloud:" + name) }
+        for name in accounts where !attach(name, uri: "cloud:" + name) { pending.insert(name) }
         guard let bytes = (try? AtomicFile.read(path)) ?? nil else { return }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
@@ -63,13 +65,21 @@ final class Mounts: MountControl {
     /// from MPD learns what to use instead.
     private static let pluginsMPDHas: Set<String> = ["nfs", "smb", "udisks"]
 
-    private func attach(_ name: String, uri: String) {
+    func retryAccount(_ name: String) {
+        guard pending.contains(name), storage.mounted(name) == nil, attach(name, uri: "cloud:" + name) else { return }
+        pending.remove(name)
+        logger.info("mounted \"\(name)\"")
+    }
+
+    @discardableResult
+    private func attach(_ name: String, uri: String) -> Bool {
         guard let mounted = make(name, uri: uri) else {
             logger.error("cannot mount \(uri) at \"\(name)\"")
-            return
+            return false
         }
         storage.mount(name, mounted)
         mounts.append((name, uri))
+        return true
     }
 
     private func make(_ name: String, uri: String) -> CloudStorage? {

@@ -9,6 +9,8 @@ public final class CloudEmulator {
     public let api: String
     public let tokenURL: String
     public let tokenFile: String
+    public let clientID: String
+    public let clientSecret: String
     private let process = Process()
     private let directory: TemporaryDirectory
 
@@ -20,6 +22,10 @@ public final class CloudEmulator {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [Fixtures.repositoryRoot + "/scripts/cloud-emulator", provider, root, state]
         process.standardOutput = FileHandle.nullDevice
+        // Not the test's own stderr: an emulator outliving its test would hold that pipe open
+        // and keep `swift test` waiting.
+        _ = FileManager.default.createFile(atPath: directory.file("emulator.log"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory.file("emulator.log"))
         try process.run()
         guard waitUntil({ FileManager.default.fileExists(atPath: state) }),
             let data = FileManager.default.contents(atPath: state),
@@ -27,6 +33,8 @@ public final class CloudEmulator {
         else { throw LineClient.Failure(description: "the \(provider) emulator did not start") }
         api = json["api"]!
         tokenURL = json["token_url"]!
+        clientID = json["client_id"]!
+        clientSecret = json["client_secret"]!
         let tokens: [String: String] = [
             "access_token": json["access_token"]!, "refresh_token": json["refresh_token"]!,
             "client_id": json["client_id"]!, "client_secret": json["client_secret"]!,
@@ -57,6 +65,33 @@ public final class CloudEmulator {
             \(endpoints)}
             """
     }
+
+    /// A `cloud` block for signing in with `nimbus authorize`: the app's id and secret and the
+    /// emulator's endpoints, the token to be written at `tokenFile`.
+    public func signInBlock(name: String, tokenFile: String) -> String {
+        let api = provider == "onedrive" ? self.api + "/v1.0" : self.api
+        let deviceCode = self.api + (provider == "onedrive" ? "/devicecode" : "/device/code")
+        let authorize = self.api + (provider == "google-drive" ? "/o/oauth2/v2/auth" : "/oauth2/authorize")
+        let content = provider == "dropbox" ? "    content_url \"\(self.api)\"\n" : ""
+        return """
+            cloud {
+                name "\(name)"
+                type "\(provider)"
+                client_id "\(clientID)"
+                client_secret "\(clientSecret)"
+                token_file "\(tokenFile)"
+                token_url "\(tokenURL)"
+                device_code_url "\(deviceCode)"
+                authorize_url "\(authorize)"
+                api_url "\(api)"
+            \(content)}
+            """
+    }
+
+    /// How the next device sign-ins' polls are answered: `pending`, `slow_down`, `approve`,
+    /// `deny`, `expire` (the last one repeats).
+    public func setDeviceSteps(_ steps: [String]) throws { try admin("/_admin/device?steps=" + steps.joined(separator: ",")) }
+    public var stats: [String: Any] { (try? admin("/_admin/stats")) ?? [:] }
 
     @discardableResult
     private func admin(_ path: String) throws -> [String: Any] {

@@ -8,6 +8,9 @@ public protocol MountControl: AnyObject {
     var mounts: [(name: String, uri: String)] { get }
     func mount(_ name: String, uri: String) throws(MountFailure)
     func unmount(_ name: String) throws(MountFailure)
+    /// `update NAME` of a configured account that could not be mounted (no token yet, before
+    /// `nimbus authorize`) mounts it now if it can be.
+    func retryAccount(_ name: String)
 }
 
 public enum MountFailure: Error, Equatable {

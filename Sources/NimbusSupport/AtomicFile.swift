@@ -3,9 +3,11 @@ import Glibc
 /// Replaces a file so that after a crash at any moment it holds either the old or the new
 /// contents: write a temporary file beside it, fsync, rename over, fsync the directory.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
+    /// `mode` 0o600 keeps a secret (a token file) to its owner from the first byte on.
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(SystemError) {
         let temporary = path + ".tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw SystemError("Failed to create \"\(temporary)\"") }
         var offset = 0
         while offset < bytes.count {

@@ -17,7 +17,7 @@ final class ServiceUnitTests: XCTestCase {
     func testInstallPutsTheBinaryConfigAndUnitInPlace() throws {
         let root = TemporaryDirectory("nimbus-install")
         try install(into: root)
-        for path in ["usr/bin/nimbusd", "usr/share/doc/nimbus/README.md", "etc/nimbus/nimbusd.conf", "units/nimbusd.service"] {
+        for path in ["usr/bin/nimbusd", "usr/bin/nimbus", "usr/share/doc/nimbus/README.md", "etc/nimbus/nimbusd.conf", "units/nimbusd.service"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: root.file(path)), path)
         }
         let unit = try String(contentsOfFile: root.file("units/nimbusd.service"), encoding: .utf8)

@@ -42,12 +42,14 @@ final class RangeCacheTests: XCTestCase {
                 var chunk = min(16384, end - position)
                 if let dropAfter, position - Int(range.lowerBound) + chunk > dropAfter {
                     chunk = dropAfter - (position - Int(range.lowerBound))
-                    if chunk > 0 { _ = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) } }
                     state.withLock { $0.sent += Int64(max(0, chunk)) }
+                    if chunk > 0 { _ = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) } }
                     return
                 }
-                let proceed = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) }
+                // Counted before the sink sees them: a reader woken by this chunk may look at
+                // `sent` before this thread runs again.
                 state.withLock { $0.sent += Int64(chunk) }
+                let proceed = bytes[position..<(position + chunk)].withUnsafeBytes { sink($0) }
                 position += chunk
                 if !proceed { return }
             }

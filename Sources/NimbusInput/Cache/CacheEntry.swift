@@ -194,7 +194,7 @@ public final class CacheEntry: @unchecked Sendable {
                     position += Int64(count)
                     arrived(job, upTo: position, from: position - Int64(count))
                     if position - journalStart >= Self.journalInterval {
-                        makeDurable(journalStart..<position)
+                        makeDurable(journalStart..<position, of: job)
                         journalStart = position
                     }
                     return position < job.range.upperBound
@@ -225,7 +225,7 @@ public final class CacheEntry: @unchecked Sendable {
                 delay = min(delay * 2, 4)
             }
         }
-        if position > journalStart { makeDurable(journalStart..<position) }
+        if position > journalStart { makeDurable(journalStart..<position, of: job) }
         if let failure { cache?.fetchFailed(failure, purpose: job.purpose) }
         condition.withLock {
             job.finished = true
@@ -236,8 +236,11 @@ public final class CacheEntry: @unchecked Sendable {
         cache?.noteStored()
     }
 
+    /// A job that was running when the file changed may still write a chunk of the old
+    /// version: it is never counted as here, so it is never served.
     private func arrived(_ job: FetchJob, upTo position: Int64, from start: Int64) {
         condition.withLock {
+            guard !job.stale else { return }
             available.insert(start..<position)
             job.position = position
             if waiters > 0 { condition.broadcast() }
@@ -245,9 +248,10 @@ public final class CacheEntry: @unchecked Sendable {
     }
 
     /// Syncs the data written so far and only then records the range in the journal.
-    private func makeDurable(_ range: Range<Int64>) {
+    private func makeDurable(_ range: Range<Int64>, of job: FetchJob) {
         guard fdatasync(dataFD) == 0 else { return }
         condition.withLock {
+            guard !job.stale else { return }
             guard journal.append(range) else { return }
             durable.insert(range)
             if journal.records > 512 { journal.compact(durable) }
@@ -257,7 +261,10 @@ public final class CacheEntry: @unchecked Sendable {
     /// The remote file changed: nothing here may be served any more.
     private func invalidate() {
         condition.withLock {
-            for job in jobs { job.cancel() }
+            for job in jobs {
+                job.cancel()
+                job.stale = true
+            }
             available = RangeSet()
             durable = RangeSet()
             journal.compact(durable)

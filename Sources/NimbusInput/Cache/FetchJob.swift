@@ -15,6 +15,9 @@ final class FetchJob: @unchecked Sendable {
     var position: Int64
     var finished = false
     var error: InputError?
+    /// Set (with the condition locked) when the file changed under the job: what it still
+    /// writes is the old version and must never count as cached.
+    var stale = false
     let cancelled = Atomic<Bool>(false)
 
     init(entry: CacheEntry, range: Range<Int64>, purpose: FetchPurpose, sequence: UInt64) {

@@ -229,6 +229,7 @@ enum DatabaseCommands {
         if let raw = call.arguments.first, raw != "/", raw.hasPrefix("/") { throw ProtocolError.argument("Malformed path") }
         let path = uri(call)
         guard StoragePath.isSafe(path) else { throw ProtocolError.argument("Malformed path") }
+        if let first = path.split(separator: "/").first { call.context.mounts?.retryAccount(String(first)) }
         let id = try library(call).update(path, rescan: rescan)
         out.field("updating_db", id)
         return .ok

@@ -14,6 +14,8 @@ final class OAuthTokens: Sendable {
         var clientID: String?
         var clientSecret: String?
         var expiresAt: Double?
+        /// The token file's modification time when it was read or written.
+        var modified: Int64 = 0
     }
 
     let account: String
@@ -32,19 +34,56 @@ final class OAuthTokens: Sendable {
         self.pool = pool
         guard let file else { throw StorageError(.io, "\(account): no token_file") }
         self.file = file
+        guard let read = Self.read(file, clientID: clientID) else {
+            throw StorageError(.io, "\(account): sign-in needed — run: nimbus authorize \(account)")
+        }
+        state = Mutex(read)
+        configuredClientID = clientID
+    }
+
+    private let configuredClientID: String?
+
+    /// The token file as `nimbus authorize` (or an earlier refresh) wrote it.
+    private static func read(_ file: String, clientID: String?) -> State? {
         guard let bytes = (try? AtomicFile.read(file)) ?? nil,
             let json = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
             let access = json["access_token"] as? String
-        else { throw StorageError(.io, "\(account): cannot read an access_token from \(file)") }
-        state = Mutex(
-            State(
-                access: access, refresh: json["refresh_token"] as? String,
-                clientID: (json["client_id"] as? String) ?? clientID, clientSecret: json["client_secret"] as? String,
-                expiresAt: json["expires_at"] as? Double))
+        else { return nil }
+        // rclone's tokens say when they expire as RFC 3339 `expiry`.
+        let expiry = (json["expiry"] as? String).flatMap(rfc3339)
+        return State(
+            access: access, refresh: json["refresh_token"] as? String,
+            clientID: (json["client_id"] as? String) ?? clientID, clientSecret: json["client_secret"] as? String,
+            expiresAt: (json["expires_at"] as? Double) ?? expiry, modified: modification(of: file))
+    }
+
+    /// `2026-12-01T15:04:05.123456789+01:00` (fractional seconds dropped) as seconds since 1970.
+    static func rfc3339(_ text: String) -> Double? {
+        var trimmed = text
+        if let dot = trimmed.firstIndex(of: "."),
+            let end = trimmed[dot...].firstIndex(where: { $0 == "Z" || $0 == "z" || $0 == "+" || $0 == "-" })
+        {
+            trimmed.removeSubrange(dot..<end)
+        }
+        return ISO8601DateFormatter().date(from: trimmed.uppercased())?.timeIntervalSince1970
+    }
+
+    private static func modification(of file: String) -> Int64 {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return 0 }
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// A token file replaced since it was read (a new `nimbus authorize`) is taken up.
+    private func reloadIfChanged() {
+        let modified = Self.modification(of: file)
+        guard modified != state.withLock({ $0.modified }), let fresh = Self.read(file, clientID: configuredClientID) else { return }
+        state.withLock { $0 = fresh }
     }
 
     /// The Authorization header, refreshing first when the token is about to expire.
     func header() throws(RemoteError) -> (name: String, value: String) {
+        reloadIfChanged()
         let (access, expiresAt) = state.withLock { ($0.access, $0.expiresAt) }
         if let expiresAt, expiresAt < Date().timeIntervalSince1970 + 60 {
             try refresh(after: access)
@@ -97,7 +136,9 @@ final class OAuthTokens: Sendable {
         if let secret = state.clientSecret { json["client_secret"] = secret }
         if let expiresAt = state.expiresAt { json["expires_at"] = expiresAt }
         guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) else { return }
-        try? AtomicFile.write(Array(data), to: file)
+        try? AtomicFile.write(Array(data), to: file, mode: 0o600)
+        let modified = Self.modification(of: file)
+        self.state.withLock { $0.modified = modified }
     }
 }
 

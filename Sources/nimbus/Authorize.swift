@@ -1,0 +1,108 @@
+import Foundation
+import NimbusConfig
+import NimbusStorage
+
+/// `nimbus authorize ACCOUNT`: runs the account's sign-in, saves what it produced where the
+/// daemon reads it (0600, replaced atomically), then asks a running daemon to take it up.
+struct Authorize {
+    let account: String
+    let configPath: String
+
+    func run() -> Int32 {
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonConfiguration.from(try ConfigFile.load(path: configPath))
+        } catch {
+            Console.fail("\(configPath): \(error.description)")
+        }
+        var warnings: [String] = []
+        let accounts = configuration.cloud(warnings: &warnings)
+        guard let found = accounts.first(where: { $0.name == account }) else {
+            let names = accounts.map(\.name)
+            Console.fail(
+                "\(configPath) has no cloud account named \"\(account)\""
+                    + (names.isEmpty ? "; add a cloud { } block (see README, Connect your cloud)" : " (it has: \(names.joined(separator: ", ")))"))
+        }
+        do throws(SignInError) {
+            let message: String
+            switch found.type {
+            case "webdav": message = try password(found)
+            case "yandex-disk", "onedrive": message = try deviceCode(found)
+            default: message = try authorizationCode(found)
+            }
+            Console.say(message)
+        } catch {
+            Console.fail(error.description)
+        }
+        Console.say(DaemonLink(configuration: configuration).update(account))
+        return 0
+    }
+
+    /// The app's id, and where the token goes.
+    private func app(_ found: CloudAccountConfiguration) throws(SignInError) -> (clientID: String, tokenFile: String) {
+        guard let clientID = found.settings["client_id"], !clientID.isEmpty else {
+            throw .failed(
+                "\(account): its cloud block has no client_id; register an app with the provider (README, Connect your cloud) and add it")
+        }
+        guard let tokenFile = found.settings["token_file"] else { throw .failed("\(account): no token_file") }
+        return (clientID, tokenFile)
+    }
+
+    /// Saves the tokens and says who signed in.
+    private func finish(_ found: CloudAccountConfiguration, _ tokens: TokenSet, in tokenFile: String) throws(SignInError) -> String {
+        try SecretFile.write(tokens.json, to: tokenFile)
+        let who = SignInIdentity.name(type: found.type, settings: found.settings, access: tokens.access)
+        return "Signed in" + (who.map { " as \($0)" } ?? "") + " — Nimbus can now read \(account). Token saved in \(tokenFile)."
+    }
+
+    private func deviceCode(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
+        let (clientID, tokenFile) = try app(found)
+        guard let endpoints = DeviceCodeSignIn.Endpoints.forType(found.type, settings: found.settings) else {
+            throw .failed("\(account): \(found.type) has no device sign-in")
+        }
+        let flow = DeviceCodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
+        let authorization = try flow.start()
+        Console.say("To let Nimbus read \(account), open \(authorization.verificationURL) on any device and enter the code \(authorization.userCode)")
+        Console.say("Waiting for you to confirm (Ctrl-C to stop)")
+        Console.catchInterrupt()
+        let tokens = try flow.token(for: authorization, wait: Console.wait)
+        return "\n" + (try finish(found, tokens, in: tokenFile))
+    }
+
+    private func authorizationCode(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
+        let (clientID, tokenFile) = try app(found)
+        guard let endpoints = CodeSignIn.Endpoints.forType(found.type, settings: found.settings) else {
+            throw .failed("\(account): \(found.type) has no sign-in in nimbus")
+        }
+        let flow = CodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
+        Console.catchInterrupt()
+        let tokens: TokenSet
+        if endpoints.usesLoopback {
+            let receiver = try LoopbackReceiver()
+            let redirect = "http://127.0.0.1:\(receiver.port)/"
+            Console.say("To let Nimbus read \(account), open this address in a browser and allow access:\n  \(flow.authorizationURL(redirectURI: redirect))")
+            Console.say(
+                "A browser on this machine comes back by itself. On another device the last page will not load: copy its address"
+                    + " from the address bar and paste it here. (Or forward the port first: ssh -L \(receiver.port):127.0.0.1:\(receiver.port) THIS-BOX)")
+            let answer = try receiver.wait()
+            tokens = try flow.exchange(code: try flow.code(fromPasted: answer), redirectURI: redirect)
+        } else {
+            Console.say("To let Nimbus read \(account), open this address in a browser, allow access, and paste the code it shows:\n  \(flow.authorizationURL(redirectURI: nil))")
+            FileHandle.standardError.write(Data("Code: ".utf8))
+            guard let line = readLine(strippingNewline: true) else { throw .cancelled }
+            tokens = try flow.exchange(code: try flow.code(fromPasted: line), redirectURI: nil)
+        }
+        return try finish(found, tokens, in: tokenFile)
+    }
+
+    private func password(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
+        guard let user = found.settings["user"], let file = found.settings["password_file"] else {
+            throw .failed("\(account): a WebDAV share without a user needs no sign-in; add user \"NAME\" to its cloud block to use one")
+        }
+        guard let secret = Console.readSecret(prompt: "Password for \(user) at \(found.settings["url"] ?? account): "), !secret.isEmpty else {
+            throw .cancelled
+        }
+        try SecretFile.write(Array((secret + "\n").utf8), to: file)
+        return "Saved the password of \(user) for \(account) in \(file)."
+    }
+}
