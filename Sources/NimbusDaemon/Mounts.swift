@@ -56,6 +56,7 @@ final class Mounts: MountControl {
     func unmount(_ name: String) throws(MountFailure) {
         guard !name.isEmpty, !name.contains("/") else { throw .badMountPoint }
         guard storage.unmount(name) != nil else { throw .notMountPoint }
+        storage.noteUnmounted(name, reason: nil)
         mounts.removeAll { $0.name == name }
         save()
         _ = try? library.update(name)
@@ -88,6 +89,7 @@ final class Mounts: MountControl {
                 return try cloud.storage(String(uri.dropFirst("cloud:".count)))
             } catch {
                 logger.error(error.message)
+                storage.noteUnmounted(name, reason: error.message)
                 return nil
             }
         }

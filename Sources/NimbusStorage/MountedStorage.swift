@@ -7,12 +7,20 @@ import Synchronization
 public final class MountedStorage: Storage {
     public let root: any Storage
     private let mounts = Mutex<[String: any Storage]>([:])
+    /// Configured accounts that could not be mounted, with the reason (shown by `status`).
+    private let unmounted = Mutex<[String: String]>([:])
 
     public init(root: any Storage) {
         self.root = root
     }
 
-    public func mount(_ name: String, _ storage: any Storage) { mounts.withLock { $0[name] = storage } }
+    public func mount(_ name: String, _ storage: any Storage) {
+        mounts.withLock { $0[name] = storage }
+        unmounted.withLock { $0[name] = nil }
+    }
+
+    /// Records why a configured account is not mounted (nil: it no longer matters).
+    public func noteUnmounted(_ name: String, reason: String?) { unmounted.withLock { $0[name] = reason } }
 
     @discardableResult
     public func unmount(_ name: String) -> (any Storage)? { mounts.withLock { $0.removeValue(forKey: name) } }
@@ -77,7 +85,7 @@ public final class MountedStorage: Storage {
         return mounts.withLock { mounts in
             for storage in mounts.values { if let failure = storage.failure { return failure } }
             return nil
-        }
+        } ?? unmounted.withLock { $0.sorted { $0.key < $1.key }.first?.value }
     }
 
     public func refresh(_ path: String) -> Bool {

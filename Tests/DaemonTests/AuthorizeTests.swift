@@ -65,6 +65,9 @@ final class AuthorizeTests: XCTestCase {
         keep += [files, emulator, secrets, daemon]
         XCTAssertTrue(waitUntil(timeout: 5) { daemon.log.contains("sign-in needed — run: nimbus authorize \(account)") }, daemon.log)
         XCTAssertEqual(try daemon.connect().request("lsinfo"), ["OK"], "no token yet: nothing mounted")
+        XCTAssertTrue(
+            try daemon.connect().request("status").contains("error: \(account): sign-in needed — run: nimbus authorize \(account)"),
+            "status says what to do")
 
         // The user takes a while and the provider asks to slow down once.
         try emulator.setDeviceSteps(["pending", "slow_down", "approve"])
@@ -86,6 +89,7 @@ final class AuthorizeTests: XCTestCase {
         // The daemon mounted the account on `update` and plays from it.
         try daemon.waitForDatabase(songs: 2, timeout: 30)
         let client = try daemon.connect()
+        XCTAssertFalse(try client.request("status").contains { $0.hasPrefix("error:") }, "signed in: no error any more")
         XCTAssertEqual(try client.request("add \(account)/Album/01.flac"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
         XCTAssertTrue(client.waitForStatus("state: play"), "the account's song does not play")

@@ -133,8 +133,16 @@ final class CloudProviderTests: XCTestCase {
         try daemon.restart()
         let again = try daemon.connect()
         XCTAssertEqual(try again.request("update cloud"), ["updating_db: 1", "OK"])
-        XCTAssertTrue(waitUntil { (try? again.request("status"))?.contains { $0.hasPrefix("error: cloud:") } == true })
+        XCTAssertTrue(waitUntil {
+            (try? again.request("status"))?.contains("error: cloud: sign-in needed — run: nimbus authorize cloud") == true
+        })
         XCTAssertTrue(try again.request("stats").contains("songs: 8"), "the account's songs stay while it cannot be reached")
+        // A refused refresh is not tried again and again: nothing reaches the provider until
+        // a new sign-in replaces the token file.
+        let requests = emulator.requests
+        XCTAssertEqual(try again.request("update cloud"), ["updating_db: 2", "OK"])
+        XCTAssertTrue(waitUntil { (try? again.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+        XCTAssertEqual(emulator.requests, requests)
         XCTAssertTrue(daemon.log.contains("cloud:"), "the log names the account")
     }
 }

@@ -45,10 +45,13 @@ public protocol CloudProvider: Sendable {
 
 extension StorageError {
     /// The storage-level error for a failed API call, with the account's name in it.
+    /// The API layer names the account already in most messages: it is not named twice
+    /// (`dropbox: dropbox: Couldn't connect to server`).
     static func remote(_ account: String, _ error: RemoteError) -> StorageError {
+        let message = error.message.hasPrefix(account + ": ") ? error.message : "\(account): \(error.message)"
         switch error.kind {
-        case .notFound: StorageError(.notFound, "\(account): \(error.message)")
-        default: StorageError(.io, "\(account): \(error.message)")
+        case .notFound: return StorageError(.notFound, message)
+        default: return StorageError(.io, message)
         }
     }
 }

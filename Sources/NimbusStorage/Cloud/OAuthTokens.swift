@@ -16,6 +16,9 @@ final class OAuthTokens: Sendable {
         var expiresAt: Double?
         /// The token file's modification time when it was read or written.
         var modified: Int64 = 0
+        /// The provider refused the refresh token: no request is sent until a new sign-in
+        /// replaces the file (it would be refused again, every time).
+        var refused = false
     }
 
     let account: String
@@ -84,6 +87,7 @@ final class OAuthTokens: Sendable {
     /// The Authorization header, refreshing first when the token is about to expire.
     func header() throws(RemoteError) -> (name: String, value: String) {
         reloadIfChanged()
+        if state.withLock({ $0.refused }) { throw signInNeeded }
         let (access, expiresAt) = state.withLock { ($0.access, $0.expiresAt) }
         if let expiresAt, expiresAt < Date().timeIntervalSince1970 + 60 {
             try refresh(after: access)
@@ -115,7 +119,11 @@ final class OAuthTokens: Sendable {
             guard response.status == 200, let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
                 let access = json["access_token"] as? String
             else {
-                throw RemoteError(.unauthorized, "\(account): token refresh refused (HTTP \(response.status)); authorize again")
+                if response.status == 400 || response.status == 401 {
+                    state.withLock { $0.refused = true }
+                    throw signInNeeded
+                }
+                throw RemoteError(.transient, "\(account): token refresh failed (HTTP \(response.status))")
             }
             let updated = state.withLock { state -> State in
                 state.access = access
@@ -128,6 +136,10 @@ final class OAuthTokens: Sendable {
     }
 
     var currentAccess: String { state.withLock { $0.access } }
+
+    private var signInNeeded: RemoteError {
+        RemoteError(.unauthorized, "\(account): sign-in needed — run: nimbus authorize \(account)")
+    }
 
     private func save(_ state: State) {
         var json: [String: Any] = ["access_token": state.access]
