@@ -139,6 +139,33 @@ final class AuthorizeTests: XCTestCase {
         XCTAssertEqual(unknown, "nimbus: \(config) has no cloud account named \"nosuch\" (it has: od)\n")
     }
 
+    /// Ctrl-C while waiting for the user ends with one sentence and writes nothing.
+    func testCtrlCWhileWaitingChangesNothing() throws {
+        let files = try drive()
+        let emulator = try CloudEmulator(provider: "yandex-disk", root: files.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let tokenFile = secrets.file("yadisk.token")
+        let config = secrets.write("nimbusd.conf", emulator.signInBlock(name: "yadisk", tokenFile: tokenFile))
+        keep += [files, emulator, secrets]
+        try emulator.setDeviceSteps(["pending"])
+        let (process, stdin, output, errors) = try launch(
+            ["authorize", "yadisk", "--config", config], environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"])
+        var text = ""
+        while !text.contains("Waiting for you to confirm") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertTrue(waitUntil(timeout: 5) { (emulator.stats["polls"] as? Int ?? 0) >= 1 }, "it polls while waiting")
+        kill(process.processIdentifier, SIGINT)
+        try stdin.fileHandleForWriting.close()
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        XCTAssertTrue(err.hasSuffix("nimbus: Sign-in cancelled; nothing was changed.\n"), err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tokenFile))
+    }
+
     /// A WebDAV share with a login: the password is read from stdin (without echo on a
     /// terminal), saved 0600 as the account's password file, and the daemon lists the share.
     func testWebDAVPasswordIsSavedAndTakenUp() throws {
