@@ -12,17 +12,7 @@ import NimbusModel
 extension SongSources {
     /// Failures to open or decode the song are `.unreadable` with the library's message.
     public func fingerprint(of song: Song) throws(SongSourceError) -> String {
-        do {
-            return try computeFingerprint(song)
-        } catch let error as SongSourceError {
-            throw error
-        } catch let error as DecoderError {
-            throw .unreadable(error.message)
-        } catch let error as InputError {
-            throw .unreadable(error.message)
-        } catch {
-            throw .unreadable(String(describing: error))
-        }
+        try SongSourceError.reading { try computeFingerprint(song) }
     }
 
     private func computeFingerprint(_ song: Song) throws -> String {

@@ -1,3 +1,6 @@
+import NimbusDecoder
+import NimbusInput
+
 /// What `readpicture` and `readcomments` need from a song, read again from the file.
 public struct SongMetadata: Sendable {
     public var pictureType: String?
@@ -12,4 +15,20 @@ public enum SongSourceError: Error, Equatable {
     case noSuchSong
     /// The file could not be read or decoded.
     case unreadable(String)
+
+    /// Runs `body`, turning the input and decoder libraries' errors into `.unreadable` with
+    /// their message.
+    static func reading<T>(_ body: () throws -> T) throws(SongSourceError) -> T {
+        do {
+            return try body()
+        } catch let error as SongSourceError {
+            throw error
+        } catch let error as DecoderError {
+            throw .unreadable(error.message)
+        } catch let error as InputError {
+            throw .unreadable(error.message)
+        } catch {
+            throw .unreadable(String(describing: error))
+        }
+    }
 }

@@ -107,15 +107,8 @@ public final class SongSources: SongOpening {
     /// A library song's metadata read again, with its embedded picture or its raw comments.
     public func metadata(of uri: String, picture: Bool) throws(SongSourceError) -> SongMetadata {
         guard let plugin = registry.plugin(forPath: uri) else { throw .noSuchSong }
-        let scanned: ScanResult
-        do {
-            scanned = try plugin.scan(try storage.open(uri), options: ScanOptions(comments: !picture, picture: picture))
-        } catch let error as DecoderError {
-            throw .unreadable(error.message)
-        } catch let error as InputError {
-            throw .unreadable(error.message)
-        } catch {
-            throw .unreadable(String(describing: error))
+        let scanned = try SongSourceError.reading {
+            try plugin.scan(try storage.open(uri), options: ScanOptions(comments: !picture, picture: picture))
         }
         var metadata = SongMetadata()
         metadata.picture = scanned.picture?.data

@@ -110,15 +110,24 @@ final class AuthorizeTests: XCTestCase {
         try signIn("onedrive", account: "od", name: "Test Listener (listener@example.com)")
     }
 
+    /// An emulator and a config naming it as `account`, with no daemon running; the token is
+    /// to be written to `tokenFile`.
+    private func withoutDaemon(
+        _ provider: String, account: String
+    ) throws -> (emulator: CloudEmulator, secrets: TemporaryDirectory, config: String, tokenFile: String) {
+        let files = try drive()
+        let emulator = try CloudEmulator(provider: provider, root: files.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let tokenFile = secrets.file("\(account).token")
+        let config = secrets.write("nimbusd.conf", emulator.signInBlock(name: account, tokenFile: tokenFile))
+        keep += [files, emulator, secrets]
+        return (emulator, secrets, config, tokenFile)
+    }
+
     /// A declined consent, an expired code and an unknown app each end with one sentence,
     /// status 1, and no token file.
     func testFailuresSayWhatHappenedAndWriteNothing() throws {
-        let files = try drive()
-        let emulator = try CloudEmulator(provider: "onedrive", root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let tokenFile = secrets.file("od.token")
-        let config = secrets.write("nimbusd.conf", emulator.signInBlock(name: "od", tokenFile: tokenFile))
-        keep += [files, emulator, secrets]
+        let (emulator, secrets, config, tokenFile) = try withoutDaemon("onedrive", account: "od")
         let offline = ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"]
         for (steps, message) in [
             (["deny"], "Access was declined on the provider's page; run nimbus authorize again to retry."),
@@ -141,12 +150,7 @@ final class AuthorizeTests: XCTestCase {
 
     /// Ctrl-C while waiting for the user ends with one sentence and writes nothing.
     func testCtrlCWhileWaitingChangesNothing() throws {
-        let files = try drive()
-        let emulator = try CloudEmulator(provider: "yandex-disk", root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let tokenFile = secrets.file("yadisk.token")
-        let config = secrets.write("nimbusd.conf", emulator.signInBlock(name: "yadisk", tokenFile: tokenFile))
-        keep += [files, emulator, secrets]
+        let (emulator, _, config, tokenFile) = try withoutDaemon("yandex-disk", account: "yadisk")
         try emulator.setDeviceSteps(["pending"])
         let (process, stdin, output, errors) = try launch(
             ["authorize", "yadisk", "--config", config], environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"])
