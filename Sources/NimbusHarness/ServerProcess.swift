@@ -56,6 +56,7 @@ public final class ServerProcess {
             playlist_directory "\(directory.path)/playlists"
             \(body.contains("database {") ? "" : "db_file \"\(directory.path)/database\"")
             state_file "\(directory.path)/state"
+            \(kind == .nimbus && !body.contains("cache_directory") ? "cache_directory \"\(directory.path)/cache\"" : "")
             sticker_file "\(directory.path)/sticker.sql"
             log_file "\(directory.path)/log"
             bind_to_address "127.0.0.1"
