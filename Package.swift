@@ -42,6 +42,7 @@ let package = Package(
         // Where music lives: the local directory and cloud accounts (one provider plugin each).
         .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusSupport"], swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
+        .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
             name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC"],
             swiftSettings: strict),
@@ -82,7 +83,7 @@ let package = Package(
             name: "NimbusServer",
             dependencies: [
                 "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStickers",
-                "NimbusStorage", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
+                "NimbusStorage", "NimbusOffline", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
         // The composition root as a library: builds a daemon from its configuration, for the
@@ -90,7 +91,7 @@ let package = Package(
         .target(
             name: "NimbusDaemon",
             dependencies: [
-                "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage",
+                "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf",
                 "NimbusModel", "NimbusSupport",
             ],
@@ -130,6 +131,9 @@ let package = Package(
         .testTarget(
             name: "NimbusStorageTests",
             dependencies: ["NimbusStorage", "NimbusInput", "NimbusDecoder", "NimbusSupport", "NimbusHarness"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "NimbusOfflineTests", dependencies: ["NimbusOffline", "NimbusStorage", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",

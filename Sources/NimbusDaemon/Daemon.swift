@@ -5,6 +5,7 @@ import NimbusCore
 import NimbusDecoder
 import NimbusInput
 import NimbusLibrary
+import NimbusOffline
 import NimbusOutput
 import NimbusProtocol
 import NimbusServer
@@ -27,8 +28,7 @@ public final class Daemon {
     let cloud: CloudAccounts
     let mounted: MountedStorage
     let mounts: Mounts
-    /// (account, folder) kept entirely on disk.
-    let pins: [(account: String, folder: String)]
+    let offline: OfflineDownloads
     private var watcher: LibraryWatcher?
     /// Set while the first scan of a new database runs: the queue is restored after it, so
     /// its songs can be found.
@@ -71,11 +71,25 @@ public final class Daemon {
         mounts = Mounts(
             storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))
         mounts.restore(accounts: accounts.filter(\.mountAtStart).map(\.name))
-        pins = accounts.flatMap { account in account.pins.map { (account.name, $0) } }
+        // The config's `pin` lines are folders (or songs) of their account; shown as pins.
+        let configured = accounts.flatMap { account in
+            account.pins.map { folder -> Pin in
+                let inner = folder.split(separator: "/").joined(separator: "/")
+                return Pin(kind: .folder, name: inner.isEmpty ? account.name : account.name + "/" + inner, configured: true)
+            }
+        }
+        offline = OfflineDownloads(
+            storage: mounted, budget: configuration.cacheSize, cacheDirectory: configuration.cacheDirectory + "/ranges",
+            path: Self.parent(configuration.stateFile) + "/offline", transfers: configuration.offlineTransfers, configured: configured,
+            logger: logger.domain("offline")
+        ) {
+            Task { @CoreActor in idle.emit(.offline) }
+        }
         let relay = KillRelay()
         var services = ServerServices(partitions: partitions, songs: songs, library: library, mounts: mounts) {
             relay.daemon?.shutdown(reason: "kill command")
         }
+        services.offline = offline
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
             musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths,
@@ -117,6 +131,7 @@ public final class Daemon {
             pendingRestore = true
         } else {
             restoreState()
+            server.context.syncPins()
         }
         if configuration.autoUpdate {
             watcher = LibraryWatcher(
@@ -139,6 +154,7 @@ public final class Daemon {
         }
         announcer?.stop()
         server.stop()
+        offline.stop()
         partitions.shutdown()
         server.context.stickers?.checkpoint()
         onShutdown()
@@ -154,11 +170,11 @@ public final class Daemon {
         }
     }
 
-    /// A new database is in place: refresh the watcher, persist listings, pin, restore.
+    /// A new database is in place: refresh the watcher, persist listings, restore (the pins
+    /// follow the database through the `database` idle event).
     private func installed() {
         watcher?.refresh()
         mounted.flush()
-        pinFolders()
         if pendingRestore {
             pendingRestore = false
             restoreState()
@@ -172,18 +188,6 @@ public final class Daemon {
         partitions.restore(restorePaused: configuration.restorePaused) { entry in
             if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
             return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
-        }
-    }
-
-    /// Songs in pinned folders are fetched whole, at the lowest priority, and never evicted.
-    private func pinFolders() {
-        let database = library.database
-        for (account, folder) in pins {
-            let base = folder.isEmpty || folder == "/" ? account : account + "/" + folder.drop { $0 == "/" }
-            guard database.directory(at: base) != nil else { continue }
-            database.visit(base, recursive: true, directory: { _, _ in }) { path, song in
-                self.mounted.pin(StoragePath.join(path, song.name))
-            }
         }
     }
 

@@ -62,6 +62,8 @@ final class Mounts: MountControl {
         _ = try? library.update(name)
     }
 
+    var accounts: [AccountSummary] { cloud.summaries }
+
     /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
     /// from MPD learns what to use instead.
     private static let pluginsMPDHas: Set<String> = ["nfs", "smb", "udisks"]

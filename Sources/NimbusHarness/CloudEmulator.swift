@@ -42,7 +42,11 @@ public final class CloudEmulator {
         tokenFile = directory.write("token.json", String(decoding: try JSONSerialization.data(withJSONObject: tokens), as: UTF8.self))
     }
 
-    deinit {
+    deinit { stop() }
+
+    /// The provider goes away (its files, the token among them, stay).
+    public func stop() {
+        guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
@@ -111,6 +115,8 @@ public final class CloudEmulator {
     /// The next download response is cut after `bytes`.
     public func dropNextDownload(after bytes: Int) throws { try admin("/_admin/drop?after=\(bytes)") }
     public func setLatency(milliseconds: Int) throws { try admin("/_admin/latency?ms=\(milliseconds)") }
+    /// Each download's bytes per second (0: as fast as it goes).
+    public func setRate(bytesPerSecond: Int) throws { try admin("/_admin/rate?bps=\(bytesPerSecond)") }
     public var bytesSent: Int { ((try? admin("/_admin/stats"))?["bytes"] as? Int) ?? -1 }
     public var requests: Int { ((try? admin("/_admin/stats"))?["requests"] as? Int) ?? -1 }
 }

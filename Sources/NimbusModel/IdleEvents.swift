@@ -18,7 +18,13 @@ public struct IdleEvents: OptionSet, Sendable, Hashable {
     public static let mount = IdleEvents(rawValue: 1 << 12)
     public static let partition = IdleEvents(rawValue: 1 << 13)
 
+    /// MPD's subsystems: what a bare `idle` waits for.
     public static let all = IdleEvents(rawValue: (1 << 14) - 1)
+
+    /// Nimbus's own, offline download progress: only for clients that name it. mpc, ncmpcpp,
+    /// ncmpc and python-mpd2 idle on everything and would wake twice a second otherwise.
+    public static let offline = IdleEvents(rawValue: 1 << 14)
+    static let optInNames = ["offline"]
 
     /// Subsystem names in the order MPD prints `changed:` lines.
     public static let names = [
@@ -29,11 +35,12 @@ public struct IdleEvents: OptionSet, Sendable, Hashable {
     /// Parses one subsystem name, case-insensitively as MPD does.
     public init?(name: String) {
         let lowered = name.lowercased()
-        guard let index = Self.names.firstIndex(of: lowered) else { return nil }
+        guard let index = (Self.names + Self.optInNames).firstIndex(of: lowered) else { return nil }
         self.init(rawValue: 1 << UInt32(index))
     }
 
     public var names: [String] {
-        Self.names.indices.filter { rawValue & (1 << UInt32($0)) != 0 }.map { Self.names[$0] }
+        let every = Self.names + Self.optInNames
+        return every.indices.filter { rawValue & (1 << UInt32($0)) != 0 }.map { every[$0] }
     }
 }

@@ -1,3 +1,4 @@
+import NimbusStorage
 import NimbusSupport
 
 /// Mounting storages into the database (`mount`, `unmount`, `listmounts`), provided by the
@@ -11,6 +12,8 @@ public protocol MountControl: AnyObject {
     /// `update NAME` of a configured account that could not be mounted (no token yet, before
     /// `nimbus authorize`) mounts it now if it can be.
     func retryAccount(_ name: String)
+    /// Every configured cloud account's state, for `listaccounts` (`nimbus accounts`).
+    var accounts: [AccountSummary] { get }
 }
 
 public enum MountFailure: Error, Equatable {

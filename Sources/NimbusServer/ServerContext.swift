@@ -1,6 +1,7 @@
 import NimbusCore
 import NimbusLibrary
 import NimbusModel
+import NimbusOffline
 import NimbusSources
 import NimbusStickers
 import NimbusSupport
@@ -15,6 +16,8 @@ public struct ServerServices {
     public var library: MusicLibrary?
     public var playlists: PlaylistStore?
     public var mounts: (any MountControl)?
+    /// Offline pins and their downloads; nil without cloud storage to pin.
+    public var offline: OfflineDownloads?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
 
@@ -53,6 +56,9 @@ public final class ServerContext {
     private(set) var stickerProblem: String?
     /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
     public let mounts: (any MountControl)?
+    public let offline: OfflineDownloads?
+    /// Keeps the pins' song lists current as the database and the playlists change.
+    private(set) var pinSync: PinSync?
     let shutdown: @CoreActor () -> Void
 
     public init(settings: ServerSettings, logger: Logger, idle: IdleBus, services: ServerServices) {
@@ -65,8 +71,17 @@ public final class ServerContext {
         library = services.library
         playlists = services.playlists
         mounts = services.mounts
+        offline = services.offline
         shutdown = services.shutdown
+        if let offline = services.offline {
+            let sync = PinSync(offline: offline, context: self)
+            idle.add(sync)
+            pinSync = sync
+        }
     }
+
+    /// Hands the pins' current songs to the downloads (at start, once the database is there).
+    public func syncPins() { pinSync?.sync() }
 
     /// The sticker database, opened once the daemon runs as its final user.
     public func useStickers(_ store: StickerStore?, problem: String?) {

@@ -74,9 +74,9 @@ public final class MountedStorage: Storage {
         storage.prefetch(inner)
     }
 
-    public func pin(_ path: String) {
+    public func offlineFile(_ path: String) -> OfflineFile? {
         let (storage, inner, _) = route(path)
-        storage.pin(inner)
+        return storage.offlineFile(inner)
     }
 
     /// The first mount that cannot be reached; asked by every `status`, so without copying.

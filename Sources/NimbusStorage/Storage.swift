@@ -64,8 +64,8 @@ public protocol Storage: Sendable {
 
     /// Starts fetching what a player reads first of a file it will open soon (head and tail).
     func prefetch(_ path: String)
-    /// Keeps a whole file on disk for offline use.
-    func pin(_ path: String)
+    /// The file as an offline download sees it; nil for files that are on disk anyway.
+    func offlineFile(_ path: String) -> OfflineFile?
     /// Why the storage cannot be reached right now; nil when it can (or has no network).
     var failure: String? { get }
     /// Persists what the storage learnt from listings, so its files open offline next time.
@@ -78,7 +78,7 @@ public protocol Storage: Sendable {
 extension Storage {
     public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream { try open(path) }
     public func prefetch(_ path: String) {}
-    public func pin(_ path: String) {}
+    public func offlineFile(_ path: String) -> OfflineFile? { nil }
     public var failure: String? { nil }
     public func flush() {}
     public func refresh(_ path: String) -> Bool { false }

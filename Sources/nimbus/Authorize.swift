@@ -7,6 +7,7 @@ import NimbusStorage
 struct Authorize {
     let account: String
     let configPath: String
+    let options: Options
 
     func run() -> Int32 {
         let configuration: DaemonConfiguration
@@ -34,7 +35,7 @@ struct Authorize {
         } catch {
             Console.fail(error.description)
         }
-        Console.say(DaemonLink(configuration: configuration).update(account))
+        Console.say(DaemonLink.update(account, at: options.address(configuration)))
         return 0
     }
 
@@ -65,7 +66,7 @@ struct Authorize {
         Console.say("To let Nimbus read \(account), open \(authorization.verificationURL) on any device and enter the code \(authorization.userCode)")
         Console.say("Waiting for you to confirm (Ctrl-C to stop)")
         Console.catchInterrupt()
-        let tokens = try flow.token(for: authorization, wait: Console.wait)
+        let tokens = try flow.token(for: authorization) { Console.wait($0) }
         return "\n" + (try finish(found, tokens, in: tokenFile))
     }
 

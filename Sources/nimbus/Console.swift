@@ -9,6 +9,11 @@ enum Console {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// A problem that does not end the run.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("nimbus: \(message)\n".utf8))
+    }
+
     static func fail(_ message: String, code: Int32 = 1) -> Never {
         FileHandle.standardError.write(Data("nimbus: \(message)\n".utf8))
         exit(code)
@@ -47,7 +52,7 @@ enum Console {
 
     /// Sleeps `seconds` in small steps, showing a dot a second on a terminal; false once the
     /// user pressed Ctrl-C.
-    static func wait(_ seconds: Double) -> Bool {
+    static func wait(_ seconds: Double, dots: Bool = true) -> Bool {
         var left = seconds
         while left > 0 {
             if interrupted.load(ordering: .relaxed) { return false }
@@ -55,7 +60,7 @@ enum Console {
             usleep(useconds_t(step * 1_000_000))
             left -= step
         }
-        if isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data(".".utf8)) }
+        if dots, isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data(".".utf8)) }
         return !interrupted.load(ordering: .relaxed)
     }
 }

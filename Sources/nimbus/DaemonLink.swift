@@ -2,60 +2,95 @@ import Foundation
 import Glibc
 import NimbusConfig
 
-/// The running daemon, found as mpc finds MPD: `MPD_HOST` (a host, `password@host` or a
-/// socket path) and `MPD_PORT`, else the config's first address and port.
-struct DaemonLink {
-    let configuration: DaemonConfiguration
+/// Where the running daemon is, found as mpc finds MPD: `--host`/`--port`, else `MPD_HOST`
+/// (a host, `password@host` or a socket path) and `MPD_PORT`, else the config's first
+/// address and port.
+struct DaemonAddress {
+    var host: String
+    var port: Int
+    var password: String?
 
-    /// `update ACCOUNT`: mounts an account that had no token and rescans it with the new one.
-    func update(_ account: String) -> String {
+    init(configuration: DaemonConfiguration?, host hostOption: String?, port portOption: Int?) {
         let environment = ProcessInfo.processInfo.environment
-        var host = environment["MPD_HOST"] ?? configuration.bindAddresses.first ?? "127.0.0.1"
-        var password: String?
+        var host = hostOption ?? environment["MPD_HOST"] ?? configuration?.bindAddresses.first ?? "127.0.0.1"
         if let at = host.lastIndex(of: "@"), !host.hasPrefix("/") {
             password = String(host[..<at])
             host = String(host[host.index(after: at)...])
         }
         if host == "any" || host == "0.0.0.0" || host.isEmpty { host = "127.0.0.1" }
-        let port = environment["MPD_PORT"].flatMap(Int.init) ?? configuration.port
-        guard let fd = connect(host: host, port: port) else {
-            return "nimbusd is not running at \(host)\(host.hasPrefix("/") ? "" : ":\(port)"); it uses the new sign-in when it starts."
-        }
-        defer { close(fd) }
-        var answers: [String] = []
-        var requests = password.map { ["password \(quoted($0))"] } ?? []
-        requests.append("update \(quoted(account))")
-        guard readAnswer(fd)?.hasPrefix("OK MPD") == true else { return "The daemon at \(host) did not greet as MPD does." }
-        for request in requests {
-            _ = request.withCString { Glibc.send(fd, $0, strlen($0), 0) }
-            _ = "\n".withCString { Glibc.send(fd, $0, 1, 0) }
-            answers.append(readAnswer(fd) ?? "no answer")
-        }
-        let last = answers.last ?? ""
-        if last.hasPrefix("ACK") { return "nimbusd did not take it up (\(last)); restart it to use the new sign-in." }
-        return "nimbusd is reading \(account) now."
+        self.host = host
+        port = portOption ?? environment["MPD_PORT"].flatMap(Int.init) ?? configuration?.port ?? 6600
     }
 
-    private func quoted(_ text: String) -> String {
+    var description: String { host.hasPrefix("/") ? host : "\(host):\(port)" }
+}
+
+/// One connection to the daemon speaking the MPD protocol, as a client would.
+final class DaemonLink {
+    enum Answer {
+        case ok([(key: String, value: String)])
+        case ack(String)
+    }
+
+    let address: DaemonAddress
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Nil when nothing answers at the address, or it does not greet as MPD does.
+    init?(_ address: DaemonAddress) {
+        self.address = address
+        guard let fd = Self.connect(host: address.host, port: address.port) else { return nil }
+        self.fd = fd
+        guard readLine()?.hasPrefix("OK MPD ") == true else {
+            close(fd)
+            return nil
+        }
+        if let password = address.password, case .ack = request("password " + Self.quoted(password)) {
+            close(fd)
+            return nil
+        }
+    }
+
+    deinit { close(fd) }
+
+    func request(_ command: String) -> Answer {
+        let line = Array((command + "\n").utf8)
+        var sent = 0
+        while sent < line.count {
+            let count = line[sent...].withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return .ack("the connection to nimbusd closed") }
+            sent += count
+        }
+        var fields: [(key: String, value: String)] = []
+        while let line = readLine() {
+            if line == "OK" { return .ok(fields) }
+            if line.hasPrefix("ACK ") { return .ack(line) }
+            if let colon = line.range(of: ": ") {
+                fields.append((String(line[..<colon.lowerBound]), String(line[colon.upperBound...])))
+            }
+        }
+        return .ack("the connection to nimbusd closed")
+    }
+
+    static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// The answer's last line (`OK`, `ACK …`, or the greeting).
-    private func readAnswer(_ fd: Int32) -> String? {
-        var data: [UInt8] = []
-        var byte: UInt8 = 0
-        var lines: [String] = []
-        while recv(fd, &byte, 1, 0) == 1 {
-            if byte != 0x0A { data.append(byte); continue }
-            let line = String(decoding: data, as: UTF8.self)
-            data.removeAll()
-            lines.append(line)
-            if line == "OK" || line.hasPrefix("ACK ") || line.hasPrefix("OK MPD ") { return line }
+    private func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 16384)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
         }
-        return lines.last
     }
 
-    private func connect(host: String, port: Int) -> Int32? {
+    private static func connect(host: String, port: Int) -> Int32? {
         if host.hasPrefix("/") {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
@@ -85,5 +120,18 @@ struct DaemonLink {
             entry = current.pointee.ai_next
         }
         return nil
+    }
+}
+
+extension DaemonLink {
+    /// `update ACCOUNT` after a sign-in: mounts an account that had no token and rescans it.
+    static func update(_ account: String, at address: DaemonAddress) -> String {
+        guard let link = DaemonLink(address) else {
+            return "nimbusd is not running at \(address.description); it uses the new sign-in when it starts."
+        }
+        if case .ack(let message) = link.request("update " + quoted(account)) {
+            return "nimbusd did not take it up (\(message)); restart it to use the new sign-in."
+        }
+        return "nimbusd is reading \(account) now."
     }
 }

@@ -193,6 +193,39 @@ final class AuthorizeTests: XCTestCase {
         XCTAssertFalse(daemon.log.contains(server.password))
     }
 
+    /// kill -9 at any moment of `nimbus authorize` leaves the old file or the new one, whole
+    /// and 0600: never a mix, never an empty file. Long passwords widen the write, and the kills
+    /// land at spread-out moments of it.
+    func testKillNineWhileSavingLeavesTheOldFileOrTheNew() throws {
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        keep.append(secrets)
+        let passwordFile = secrets.file("dav.password")
+        let config = secrets.write(
+            "nimbusd.conf", "cloud {\n name \"dav\"\n type \"webdav\"\n url \"http://127.0.0.1:9/\"\n user \"me\"\n password_file \"\(passwordFile)\"\n}")
+        let environment = ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"]
+        let first = String(repeating: "a", count: 1 << 20)
+        XCTAssertEqual(try run(["authorize", "dav", "--config", config], input: first + "\n", environment: environment).0, 0)
+        var previous = first
+        var replaced = 0
+        for round in 0..<24 {
+            let next = String(repeating: String(UnicodeScalar(UInt8(98 + round % 24))), count: 1 << 20)
+            let (process, stdin, _, _) = try launch(["authorize", "dav", "--config", config], environment: environment)
+            stdin.fileHandleForWriting.write(Data((next + "\n").utf8))
+            try stdin.fileHandleForWriting.close()
+            usleep(useconds_t(round * 1500))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let saved = try String(contentsOfFile: passwordFile, encoding: .utf8)
+            XCTAssertTrue(saved == previous + "\n" || saved == next + "\n", "round \(round): a torn file of \(saved.utf8.count) bytes")
+            XCTAssertEqual(mode(passwordFile), 0o600)
+            if saved == next + "\n" {
+                replaced += 1
+                previous = next
+            }
+        }
+        XCTAssertGreaterThan(replaced, 0, "no round got as far as saving: the kills all came too early to test anything")
+    }
+
     // MARK: authorization code with PKCE
 
     /// A browser's request: status, Location and body, without following redirects.

@@ -13,11 +13,15 @@ struct DifferentialHarness {
         "playlistlength", "protocol", "searchcount", "searchplaylist", "stickernames",
         "stickernamestypes", "stickertypes",
     ]
+    /// Nimbus's own, for what MPD has no place for (offline pins, account health).
+    static let nimbusCommands = [
+        "listaccounts", "listpins", "pausepin", "pin", "pinplaylist", "pinstatus", "resumepin", "retrypin", "unpin", "unpinplaylist",
+    ]
 
     static func as023(_ lines: [String]) -> [String] {
         let newTags = ["TitleSort", "Mood", "ShowMovement", "MUSICBRAINZ_RELEASEGROUPID"]
         let prefixes = ["Added: ", "lastloadedplaylist: "] + newTags.map { $0 + ": " }
-        let lines023 = Set(newTags.map { "tagtype: " + $0 } + newCommands.map { "command: " + $0 })
+        let lines023 = Set(newTags.map { "tagtype: " + $0 } + (newCommands + nimbusCommands).map { "command: " + $0 })
         // readcomments prints the file's own keys, which 0.23 prints too.
         var inComments = false
         return lines.compactMap { line in

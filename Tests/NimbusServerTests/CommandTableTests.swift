@@ -17,6 +17,29 @@ final class CommandTableTests: XCTestCase {
             XCTAssertEqual(try c.request("subscribe news"), ["OK"])
             XCTAssertEqual(try c.request("channels"), ["channel: news", "OK"])
         },
+        "listaccounts": { _, c in XCTAssertEqual(try c.request("listaccounts"), ["OK"], "no cloud accounts configured") },
+        "listpins": { _, c in XCTAssertEqual(try c.request("listpins"), ["OK"]) },
+        "pin": { _, c in
+            XCTAssertEqual(try c.request("pin nope"), ["ACK [50@0] {pin} No such song or directory"])
+            XCTAssertEqual(try c.request("pin \"\""), ["ACK [2@0] {pin} Pin a cloud account or a folder or song in one, not the whole library"])
+            let local = try c.request("lsinfo").first { $0.hasPrefix("directory: ") }.map { String($0.dropFirst(11)) } ?? ""
+            XCTAssertEqual(
+                try c.request("pin \"\(local)\""), ["ACK [2@0] {pin} \"\(local)\" is in the local music directory: it is always on disk"])
+            XCTAssertEqual(try c.request("listpins"), ["OK"], "a refused pin leaves nothing behind")
+        },
+        "pinplaylist": { _, c in XCTAssertEqual(try c.request("pinplaylist nope"), ["ACK [50@0] {pinplaylist} No such playlist"]) },
+        "pinstatus": { _, c in
+            XCTAssertEqual(try c.request("pinstatus"), ["OK"])
+            XCTAssertEqual(try c.request("pinstatus x"), ["ACK [50@0] {pinstatus} \"x\" is not pinned"])
+        },
+        "pausepin": { _, c in
+            XCTAssertEqual(try c.request("pausepin"), ["OK"], "every pin: none")
+            XCTAssertEqual(try c.request("pausepin x"), ["ACK [50@0] {pausepin} \"x\" is not pinned"])
+        },
+        "resumepin": { _, c in XCTAssertEqual(try c.request("resumepin x"), ["ACK [50@0] {resumepin} \"x\" is not pinned"]) },
+        "retrypin": { _, c in XCTAssertEqual(try c.request("retrypin"), ["OK"]) },
+        "unpin": { _, c in XCTAssertEqual(try c.request("unpin x"), ["ACK [50@0] {unpin} \"x\" is not pinned"]) },
+        "unpinplaylist": { _, c in XCTAssertEqual(try c.request("unpinplaylist x"), ["ACK [50@0] {unpinplaylist} playlist \"x\" is not pinned"]) },
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
         "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: add") },
         "config": { s, c in

@@ -9,7 +9,7 @@ import Synchronization
 /// everybody waiting for it is woken when it lands.
 public final class CacheEntry: @unchecked Sendable {
     // Invariant: every `var` below `condition` is only touched with it locked, except
-    // `leases` and `pinned`, which belong to the cache and are only touched under its lock;
+    // `leases`, which belongs to the cache and is only touched under its lock;
     // `dataFD` is fixed after init and pread/pwrite on it need no lock.
     public let key: CacheKey
     public let length: Int64
@@ -26,7 +26,6 @@ public final class CacheEntry: @unchecked Sendable {
     private var jobs: [FetchJob] = []
     private var waiters = 0
     var leases = 0
-    var pinned = false
     /// Seconds since 1970 of the last read (atomic: readers and the cache touch it).
     private let accessed = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
 
@@ -70,8 +69,8 @@ public final class CacheEntry: @unchecked Sendable {
 
     /// Bytes on disk (for eviction).
     var storedBytes: Int64 { condition.withLock { available.byteCount } }
-    /// Called under the cache's lock (which guards `leases` and `pinned`).
-    var isBusy: Bool { leases > 0 || pinned || condition.withLock { jobs.contains { !$0.finished } } }
+    /// Called under the cache's lock (which guards `leases`).
+    var isBusy: Bool { leases > 0 || condition.withLock { jobs.contains { !$0.finished } } }
     public var isComplete: Bool { condition.withLock { available.contains(0..<length) } }
 
     /// A newer source for the same version (a fresh download link, a refreshed token).
@@ -166,6 +165,40 @@ public final class CacheEntry: @unchecked Sendable {
         }
     }
 
+    /// Fetches every missing byte at the pinning priority and waits for them on the calling
+    /// thread (an offline download's), reporting the bytes on disk as they grow. Returns when
+    /// the file is complete or `shouldStop` says so (its own jobs are then cancelled, the
+    /// bytes so far kept); throws the first error of its fetches.
+    func download(progress: (Int64) -> Void, shouldStop: () -> Bool) throws(InputError) {
+        var mine: [FetchJob] = []
+        while true {
+            condition.lock()
+            let have = available.byteCount
+            let complete = available.contains(0..<length)
+            let failed = mine.first { $0.finished && $0.error != nil }?.error
+            if complete || failed != nil || shouldStop() {
+                for job in mine where !job.finished { job.cancel() }
+                condition.unlock()
+                progress(have)
+                if let failed, !complete { throw failed }
+                return
+            }
+            if mine.allSatisfy(\.finished) {
+                mine = []
+                for gap in available.gaps(in: 0..<length)
+                where !jobs.contains(where: { !$0.finished && $0.range.contains(gap.lowerBound) }) {
+                    mine.append(startJob(gap, purpose: .pinning))
+                }
+            }
+            _ = condition.wait(until: Date().addingTimeInterval(0.25))
+            condition.unlock()
+            progress(have)
+        }
+    }
+
+    /// Forgets every byte (an offline download dropped when its account signed out).
+    func discard() { invalidate() }
+
     // MARK: fetching (fetcher threads)
 
     /// Runs a job: streams its range into the data file, resuming after dropped connections
@@ -181,6 +214,8 @@ public final class CacheEntry: @unchecked Sendable {
         let unreachableDeadline = Date().addingTimeInterval(10)
         var progressed = false
         var failure: InputError?
+        /// errno of a failed write to the data file (the disk is full): the fetch stops at once.
+        var writeError: Int32 = 0
         while position < job.range.upperBound, !job.isCancelled {
             counters.request()
             var remote: RemoteError?
@@ -189,7 +224,11 @@ public final class CacheEntry: @unchecked Sendable {
                 try source.fetch(position..<job.range.upperBound, purpose: job.purpose) { chunk in
                     guard !job.isCancelled else { return false }
                     let count = Int(min(Int64(chunk.count), job.range.upperBound - position))
-                    guard count > 0, pwrite(dataFD, chunk.baseAddress, count, off_t(position)) == count else { return false }
+                    guard count > 0 else { return false }
+                    guard pwrite(dataFD, chunk.baseAddress, count, off_t(position)) == count else {
+                        writeError = errno == 0 ? EIO : errno
+                        return false
+                    }
                     counters.received(count, key: key, purpose: job.purpose)
                     position += Int64(count)
                     arrived(job, upTo: position, from: position - Int64(count))
@@ -205,6 +244,10 @@ public final class CacheEntry: @unchecked Sendable {
             if position > before {
                 delay = 0.25
                 progressed = true
+            }
+            if writeError != 0 {
+                failure = InputError("cannot write to the cache: \(String(cString: strerror(writeError)))")
+                break
             }
             if let remote {
                 if remote.kind == .changed {

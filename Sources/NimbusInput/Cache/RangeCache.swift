@@ -20,6 +20,8 @@ public final class RangeCache: Sendable {
         var live: [CacheKey: CacheEntry] = [:]
         /// Files of entries not open now: name → (bytes on disk, last use).
         var dormant: [String: (bytes: Int64, lastAccess: Date)] = [:]
+        /// File names of pinned entries, open or not: never evicted.
+        var pinned: Set<String> = []
     }
 
     /// How many idle entries stay open (descriptors and range sets in memory).
@@ -58,11 +60,74 @@ public final class RangeCache: Sendable {
         entry.prefetch(ranges, purpose: purpose)
     }
 
-    /// Keeps a whole file for offline use: fetched at the lowest priority, never evicted.
-    public func pin(key: CacheKey, length: Int64, source: any RemoteSource) {
-        guard let entry = try? entry(key: key, length: length, source: source, lease: false) else { return }
-        state.withLock { _ in entry.pinned = true }
-        entry.prefetch([0..<length], purpose: .pinning)
+    /// Marks files as pinned (never evicted) or not, without fetching anything.
+    public func setPinned(_ keys: [CacheKey], _ pinned: Bool) {
+        state.withLock { state in
+            for key in keys {
+                if pinned { state.pinned.insert(key.fileName) } else { state.pinned.remove(key.fileName) }
+            }
+        }
+    }
+
+    /// An offline download: pins the file and fetches what is missing at the pinning priority,
+    /// blocking the calling thread (see `CacheEntry.download`).
+    public func download(
+        key: CacheKey, length: Int64, source: any RemoteSource, progress: (Int64) -> Void, shouldStop: () -> Bool
+    ) throws(InputError) {
+        let entry = try entry(key: key, length: length, source: source, lease: true)
+        state.withLock { _ = $0.pinned.insert(key.fileName) }
+        defer { release(entry) }
+        try entry.download(progress: progress, shouldStop: shouldStop)
+    }
+
+    /// Drops a file's bytes and its pin (the partial download of an account that signed out).
+    public func discard(key: CacheKey) {
+        let entry = state.withLock { state -> CacheEntry? in
+            state.pinned.remove(key.fileName)
+            if let entry = state.live[key] { return entry }
+            state.dormant[key.fileName] = nil
+            unlink(directory + "/" + key.fileName + ".data")
+            unlink(directory + "/" + key.fileName + ".journal")
+            return nil
+        }
+        entry?.discard()
+    }
+
+    /// Bytes on disk of these files, and of those, pinned ones.
+    public func usage(of keys: [CacheKey]) -> (cached: Int64, pinned: Int64) {
+        let sizes = state.withLock { state in
+            keys.map { key -> (Int64, Bool) in
+                let name = key.fileName
+                return (state.live[key]?.storedBytes ?? state.dormant[name]?.bytes ?? 0, state.pinned.contains(name))
+            }
+        }
+        return sizes.reduce(into: (0, 0)) { total, item in
+            total.cached += item.0
+            if item.1 { total.pinned += item.0 }
+        }
+    }
+
+    /// Bytes on disk of one file (what a download has so far).
+    public func storedBytes(key: CacheKey) -> Int64 {
+        state.withLock { $0.live[key]?.storedBytes ?? $0.dormant[key.fileName]?.bytes ?? 0 }
+    }
+
+    /// Bytes on disk of every file, and of pinned ones (the offline budget's view).
+    public var totals: (stored: Int64, pinned: Int64) {
+        state.withLock { state in
+            var stored: Int64 = 0
+            var pinned: Int64 = 0
+            for (name, value) in state.dormant {
+                stored += value.bytes
+                if state.pinned.contains(name) { pinned += value.bytes }
+            }
+            for entry in state.live.values {
+                let bytes = entry.storedBytes
+                stored += bytes
+                if state.pinned.contains(entry.key.fileName) { pinned += bytes }
+            }
+            return (stored, pinned)
+        }
     }
 
     /// Whether every byte of the file is on disk.
@@ -114,14 +179,16 @@ public final class RangeCache: Sendable {
     }
 
     /// After a fetch: if the cache is over budget, drop the least recently used files that are
-    /// not in use (not open, not pinned, not being fetched).
+    /// not in use (not open, not pinned, not being fetched). Pinned bytes count against the
+    /// budget but are never dropped: the offline downloads keep them within it themselves.
     func noteStored() {
         let removed = state.withLock { state -> [String] in
             var total = state.dormant.values.reduce(0) { $0 + $1.bytes } + state.live.values.reduce(0) { $0 + $1.storedBytes }
             guard total > budget else { return [] }
             var candidates: [(name: String, bytes: Int64, lastAccess: Date, key: CacheKey?)] =
-                state.dormant.map { ($0.key, $0.value.bytes, $0.value.lastAccess, nil) }
-            candidates += state.live.values.filter { !$0.isBusy }.map { ($0.key.fileName, $0.storedBytes, $0.lastAccess, $0.key) }
+                state.dormant.filter { !state.pinned.contains($0.key) }.map { ($0.key, $0.value.bytes, $0.value.lastAccess, nil) }
+            candidates += state.live.values.filter { !$0.isBusy && !state.pinned.contains($0.key.fileName) }
+                .map { ($0.key.fileName, $0.storedBytes, $0.lastAccess, $0.key) }
             var removed: [String] = []
             for candidate in candidates.sorted(by: { $0.lastAccess < $1.lastAccess }) where total > budget {
                 if let key = candidate.key { state.live[key] = nil } else { state.dormant[candidate.name] = nil }

@@ -27,6 +27,9 @@ public final class CloudAccounts: Sendable {
     private let logger: Logger
     private let storages = Mutex<[String: CloudStorage]>([:])
     private let providers: CloudProviderRegistry
+    /// One per configured account, from the start: an account that cannot be mounted has a
+    /// state to show too.
+    private let healths: [String: AccountHealth]
 
     public init(
         accounts: [Account], cache: RangeCache, stateDirectory: String, logger: Logger,
@@ -37,6 +40,12 @@ public final class CloudAccounts: Sendable {
         self.cache = cache
         self.stateDirectory = stateDirectory
         self.logger = logger
+        var healths: [String: AccountHealth] = [:]
+        for account in self.accounts.values {
+            healths[account.name] = AccountHealth(
+                path: stateDirectory + "/" + account.name + ".health", user: account.type == "webdav" ? account.settings["user"] : nil)
+        }
+        self.healths = healths
         try? FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
     }
 
@@ -55,28 +64,61 @@ public final class CloudAccounts: Sendable {
     /// The storage of a configured account (one per account, created once).
     public func storage(_ name: String) throws(StorageError) -> CloudStorage {
         if let existing = storages.withLock({ $0[name] }) { return existing }
-        guard let account = accounts[name] else { throw StorageError(.notFound, "no cloud account named \"\(name)\"") }
-        let provider = try makeProvider(account)
-        let storage = CloudStorage(account: name, provider: provider, cache: cache, stateDirectory: stateDirectory, logger: logger)
-        return storages.withLock { storages in
+        guard let account = accounts[name], let health = healths[name] else {
+            throw StorageError(.notFound, "no cloud account named \"\(name)\"")
+        }
+        let provider: any CloudProvider
+        do {
+            provider = try makeProvider(account, health: health)
+        } catch {
+            health.noteNotMounted(error.message)
+            throw error
+        }
+        health.noteNotMounted(nil)
+        let storage = CloudStorage(
+            account: name, provider: provider, cache: cache, stateDirectory: stateDirectory, logger: logger, health: health)
+        let kept = storages.withLock { storages in
             if let existing = storages[name] { return existing }
             storages[name] = storage
             return storage
+        }
+        health.identifyInBackground()
+        return kept
+    }
+
+    /// Every configured account's state and what the cache holds of it, for `listaccounts`.
+    public var summaries: [AccountSummary] {
+        names.compactMap { name -> AccountSummary? in
+            guard let account = accounts[name], let health = healths[name] else { return nil }
+            let usage = storages.withLock { $0[name] }?.cacheUsage ?? (cached: 0, pinned: 0)
+            return AccountSummary(name: name, type: account.type, report: health.checkedReport(), cachedBytes: usage.cached, pinnedBytes: usage.pinned)
         }
     }
 
     /// A WebDAV share mounted by URL (`mount music https://host/dav/`), without credentials.
     public func webDAV(url: String, name: String) -> CloudStorage {
         let provider = WebDAVProvider(account: name, baseURL: url, credentials: nil, pool: pool)
-        return CloudStorage(account: name, provider: provider, cache: cache, stateDirectory: stateDirectory, logger: logger)
+        return CloudStorage(
+            account: name, provider: provider, cache: cache, stateDirectory: stateDirectory, logger: logger,
+            health: AccountHealth(path: nil))
     }
 
-    private func makeProvider(_ account: Account) throws(StorageError) -> any CloudProvider {
+    private func makeProvider(_ account: Account, health: AccountHealth) throws(StorageError) -> any CloudProvider {
         guard let plugin = providers.plugin(forType: account.type) else {
             throw StorageError(.io, "\(account.name): cloud type \"\(account.type)\" is not supported")
         }
-        return try plugin.make(ProviderContext(account: account, pool: pool))
+        return try plugin.make(ProviderContext(account: account, pool: pool, health: health))
     }
+}
+
+/// One line of `listaccounts`.
+public struct AccountSummary: Sendable {
+    public let name: String
+    public let type: String
+    public let report: AccountHealth.Report
+    /// Bytes of the account's files in the range cache, and of those, pinned ones.
+    public let cachedBytes: Int64
+    public let pinnedBytes: Int64
 }
 
 /// Secrets come from files (first line) or the environment, never from the config body.

@@ -5,16 +5,25 @@ import NimbusInput
 public struct ProviderContext: Sendable {
     public let account: CloudAccounts.Account
     let pool: HTTPSessionPool
+    let health: AccountHealth
 
     /// A setting of the block, or the provider's documented default (tests point `api_url`,
     /// `content_url` and `token_url` at the emulators).
     func setting(_ key: String, default fallback: String) -> String { account.settings[key] ?? fallback }
 
     /// The account's OAuth tokens from `token_file`, refreshed at `token_url` (or `defaultURL`).
+    /// The health record learns who signed in from the provider's user-info call.
     func tokens(defaultURL: String, scheme: String = "Bearer") throws(StorageError) -> OAuthTokens {
-        try OAuthTokens(
+        let tokens = try OAuthTokens(
             account: account.name, file: account.settings["token_file"], tokenURL: setting("token_url", default: defaultURL),
-            scheme: scheme, clientID: account.settings["client_id"], pool: pool)
+            scheme: scheme, clientID: account.settings["client_id"], pool: pool, health: health)
+        let (type, settings) = (account.type, account.settings)
+        health.setIdentify {
+            guard let header = try? tokens.header() else { return nil }
+            return SignInIdentity.name(type: type, settings: settings, access: String(header.value.dropFirst(scheme.count + 1)))
+        }
+        health.setProbe { tokens.reloadIfChanged() }
+        return tokens
     }
 }
 

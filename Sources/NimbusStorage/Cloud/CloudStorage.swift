@@ -18,9 +18,13 @@ public final class CloudStorage: Storage {
     private let logger: Logger
     /// The last listing failure, shown in `status` while the account is unreachable.
     private let problem = Mutex<String?>(nil)
+    public let health: AccountHealth
 
-    public init(account: String, provider: any CloudProvider, cache: RangeCache, stateDirectory: String, logger: Logger) {
+    public init(
+        account: String, provider: any CloudProvider, cache: RangeCache, stateDirectory: String, logger: Logger, health: AccountHealth
+    ) {
         self.account = account
+        self.health = health
         self.provider = provider
         self.cache = cache
         self.logger = logger
@@ -41,8 +45,10 @@ public final class CloudStorage: Storage {
         do {
             items = try provider.list(directory)
             problem.withLock { $0 = nil }
+            health.noteListed()
         } catch {
             problem.withLock { $0 = error.message }
+            if error.kind != .notFound { health.noteUnreachable(error.message) }
             logger.error(error.message)
             throw error
         }
@@ -88,13 +94,18 @@ public final class CloudStorage: Storage {
         return changed
     }
 
-    /// Keeps the whole file on disk for offline use.
-    public func pin(_ path: String) {
-        guard let item = try? describe(path), item.size > 0 else { return }
-        cache.pin(key: key(item), length: item.size, source: provider.source(for: item))
+    /// Blocks only for a file no listing described (the database's songs all were).
+    public func offlineFile(_ path: String) -> OfflineFile? {
+        guard let item = try? describe(path), item.size > 0 else { return nil }
+        return OfflineFile(account: account, key: key(item), size: item.size, health: health, cache: cache, source: provider.source(for: item))
     }
 
     public func localPath(_ path: String) -> String? { nil }
+
+    /// Bytes of this account's known files in the cache, and of those, pinned ones.
+    public var cacheUsage: (cached: Int64, pinned: Int64) {
+        cache.usage(of: files.withLock { $0.values.filter { !$0.isDirectory }.map(key) })
+    }
 
     /// Persists what the listings said, so cached songs open offline after a restart.
     public func flush() {

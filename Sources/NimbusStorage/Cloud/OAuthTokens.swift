@@ -26,22 +26,29 @@ final class OAuthTokens: Sendable {
     private let tokenURL: String
     private let scheme: String
     private let pool: HTTPSessionPool
+    let health: AccountHealth
     private let state: Mutex<State>
     /// Held while refreshing, so concurrent 401s cause one refresh.
     private let refreshing = Mutex<Void>(())
 
-    init(account: String, file: String?, tokenURL: String, scheme: String, clientID: String?, pool: HTTPSessionPool) throws(StorageError) {
+    init(
+        account: String, file: String?, tokenURL: String, scheme: String, clientID: String?, pool: HTTPSessionPool,
+        health: AccountHealth
+    ) throws(StorageError) {
         self.account = account
+        self.health = health
         self.tokenURL = tokenURL
         self.scheme = scheme
         self.pool = pool
         guard let file else { throw StorageError(.io, "\(account): no token_file") }
         self.file = file
         guard let read = Self.read(file, clientID: clientID) else {
+            health.noteSignInNeeded("no token in \(file)")
             throw StorageError(.io, "\(account): sign-in needed — run: nimbus authorize \(account)")
         }
         state = Mutex(read)
         configuredClientID = clientID
+        health.noteSignedIn()
     }
 
     private let configuredClientID: String?
@@ -77,11 +84,24 @@ final class OAuthTokens: Sendable {
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
-    /// A token file replaced since it was read (a new `nimbus authorize`) is taken up.
-    private func reloadIfChanged() {
+    /// A token file replaced since it was read (a new `nimbus authorize`) is taken up; one
+    /// removed signs the account out.
+    func reloadIfChanged() {
         let modified = Self.modification(of: file)
-        guard modified != state.withLock({ $0.modified }), let fresh = Self.read(file, clientID: configuredClientID) else { return }
+        guard modified != state.withLock({ $0.modified }) else { return }
+        guard let fresh = Self.read(file, clientID: configuredClientID) else {
+            // Removed: the user signed out. Nothing is sent until a new sign-in writes it.
+            if modified == 0 {
+                state.withLock {
+                    $0.refused = true
+                    $0.modified = 0
+                }
+                health.noteSignInNeeded("the token file \(file) was removed")
+            }
+            return
+        }
         state.withLock { $0 = fresh }
+        health.noteSignedIn()
     }
 
     /// The Authorization header, refreshing first when the token is about to expire.
@@ -114,6 +134,7 @@ final class OAuthTokens: Sendable {
             do throws(HTTPError) {
                 (response, body) = try pool.withSession { session throws(HTTPError) in try session.data(request, limit: 1 << 20) }
             } catch {
+                health.noteRefreshFailed(error.message)
                 throw RemoteError(.transient, "\(account): token refresh: \(error.message)")
             }
             guard response.status == 200, let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
@@ -121,8 +142,10 @@ final class OAuthTokens: Sendable {
             else {
                 if response.status == 400 || response.status == 401 {
                     state.withLock { $0.refused = true }
+                    health.noteSignInNeeded("the provider refused the refresh token (HTTP \(response.status))")
                     throw signInNeeded
                 }
+                health.noteRefreshFailed("HTTP \(response.status)")
                 throw RemoteError(.transient, "\(account): token refresh failed (HTTP \(response.status))")
             }
             let updated = state.withLock { state -> State in
@@ -132,6 +155,7 @@ final class OAuthTokens: Sendable {
                 return state
             }
             save(updated)
+            health.noteRefreshed()
         }
     }
 
@@ -183,6 +207,7 @@ struct JSONAPI: Sendable {
                 continue
             }
             if response.status == 429 || response.status >= 500 {
+                if response.status == 429 { tokens.health.noteRateLimited(seconds: response.retryAfter ?? 60) }
                 attempts += 1
                 let error = HTTPHelpers.error(for: response, account)
                 if attempts < 4 { continue }

@@ -1,0 +1,55 @@
+import NimbusCore
+import NimbusModel
+import NimbusOffline
+import NimbusStorage
+import NimbusSupport
+
+/// Turns pins into the cloud songs they hold — a folder's songs (also those a later `update`
+/// added), a song, a stored playlist's cloud songs — and tells the downloads again whenever
+/// the database, a stored playlist or the mounts change. Songs in the local music directory
+/// are on disk anyway and are left out.
+@CoreActor
+final class PinSync: IdleListener {
+    private let offline: OfflineDownloads
+    private unowned let context: ServerContext
+
+    init(offline: OfflineDownloads, context: ServerContext) {
+        self.offline = offline
+        self.context = context
+    }
+
+    var idlePartition: String { "default" }
+
+    func idleEventsOccurred(_ events: IdleEvents) {
+        if !events.isDisjoint(with: [.database, .storedPlaylist, .mount]) { sync() }
+    }
+
+    func sync() {
+        var songs: [Pin.ID: [String]] = [:]
+        for pin in offline.pins { songs[pin.id] = self.songs(of: pin) }
+        offline.setSongs(songs)
+    }
+
+    /// Whether a URI lies in a mounted cloud account.
+    func isRemote(_ uri: String) -> Bool {
+        guard let first = uri.split(separator: "/", maxSplits: 1).first else { return false }
+        return context.mounts?.mounts.contains { $0.name == first } ?? false
+    }
+
+    private func songs(of pin: Pin) -> [String] {
+        guard let database = context.library?.database else { return [] }
+        switch pin.kind {
+        case .song:
+            return isRemote(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
+        case .folder:
+            guard isRemote(pin.name) else { return [] }
+            var uris: [String] = []
+            database.visit(pin.name, recursive: true) { path, song in uris.append(StoragePath.join(path, song.name)) }
+            return uris
+        case .playlist:
+            let entries = (try? context.playlists?.load(pin.name)) ?? []
+            var seen = Set<String>()
+            return entries.filter { isRemote($0) && seen.insert($0).inserted }
+        }
+    }
+}

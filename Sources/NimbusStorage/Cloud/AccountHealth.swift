@@ -1,0 +1,162 @@
+import Foundation
+import NimbusSupport
+import Synchronization
+
+/// How one cloud account is doing, as `nimbus accounts` (the `listaccounts` command) shows it.
+/// The API layers report what they see (a refused refresh, a 429, a listing that could not
+/// connect) and the report picks the most useful one: what the user must act on first.
+/// Who signed in and when the account was last listed survive a restart in a small file.
+public final class AccountHealth: Sendable {
+    public enum State: String, Sendable {
+        case ok
+        case signInNeeded = "sign-in needed"
+        case refreshFailed = "token refresh failed"
+        case unreachable
+        case rateLimited = "rate limited"
+        case notMounted = "not mounted"
+    }
+
+    public struct Report: Sendable, Equatable {
+        public var state: State
+        /// Unreachable or failing to refresh since (seconds since 1970).
+        public var since: Int64?
+        /// Rate limited until.
+        public var until: Int64?
+        public var reason: String?
+        public var user: String?
+        public var lastUpdate: Int64?
+    }
+
+    private struct Record: Sendable {
+        var signIn: String?
+        var refresh: (since: Int64, reason: String)?
+        var unreachable: (since: Int64, reason: String)?
+        var limitedUntil: Int64?
+        var notMounted: String?
+        var user: String?
+        var lastUpdate: Int64?
+        var identifying = false
+    }
+
+    private struct Saved: Codable {
+        var user: String?
+        var lastUpdate: Int64?
+    }
+
+    private let record: Mutex<Record>
+    private let path: String?
+    /// Asks the provider who is signed in (set once the provider exists; nil for WebDAV,
+    /// whose user is the configured one).
+    private let identify = Mutex<(@Sendable () -> String?)?>(nil)
+    /// Looks at the credentials again (a `stat` of the token file), so a sign-out is seen
+    /// even while only signed download links, which need no token, are in use.
+    private let probe = Mutex<(@Sendable () -> Void)?>(nil)
+
+    public init(path: String?, user: String? = nil) {
+        self.path = path
+        var initial = Record()
+        if let path, let bytes = (try? AtomicFile.read(path)) ?? nil, let saved = try? JSONDecoder().decode(Saved.self, from: Data(bytes)) {
+            initial.user = saved.user
+            initial.lastUpdate = saved.lastUpdate
+        }
+        if let user { initial.user = user }
+        record = Mutex(initial)
+    }
+
+    public var report: Report {
+        let now = Int64(Date().timeIntervalSince1970)
+        return record.withLock { record in
+            var report = Report(state: .ok, user: record.user, lastUpdate: record.lastUpdate)
+            if let reason = record.signIn {
+                report.state = .signInNeeded
+                report.reason = reason
+            } else if let reason = record.notMounted {
+                report.state = .notMounted
+                report.reason = reason
+            } else if let refresh = record.refresh {
+                (report.state, report.since, report.reason) = (.refreshFailed, refresh.since, refresh.reason)
+            } else if let unreachable = record.unreachable {
+                (report.state, report.since, report.reason) = (.unreachable, unreachable.since, unreachable.reason)
+            } else if let until = record.limitedUntil, until > now {
+                (report.state, report.until) = (.rateLimited, until)
+            }
+            return report
+        }
+    }
+
+    // MARK: what the API layers see
+
+    func noteSignInNeeded(_ reason: String) { record.withLock { $0.signIn = reason } }
+    /// A new token file was read: whatever the old one caused is over.
+    func noteSignedIn() {
+        record.withLock {
+            $0.signIn = nil
+            $0.refresh = nil
+        }
+    }
+    public func noteNotMounted(_ reason: String?) { record.withLock { $0.notMounted = reason } }
+    func noteRefreshFailed(_ reason: String) {
+        let now = Int64(Date().timeIntervalSince1970)
+        record.withLock { $0.refresh = ($0.refresh?.since ?? now, reason) }
+    }
+    func noteRefreshed() { record.withLock { $0.refresh = nil } }
+    func noteRateLimited(seconds: Int) {
+        let until = Int64(Date().timeIntervalSince1970) + Int64(max(seconds, 1))
+        record.withLock { $0.limitedUntil = max($0.limitedUntil ?? 0, until) }
+    }
+    func noteUnreachable(_ reason: String) {
+        let now = Int64(Date().timeIntervalSince1970)
+        record.withLock { $0.unreachable = ($0.unreachable?.since ?? now, reason) }
+    }
+
+    /// A folder was listed: the account answers, and an update has read it.
+    func noteListed() {
+        let now = Int64(Date().timeIntervalSince1970)
+        let needsUser = record.withLock { record -> Bool in
+            record.unreachable = nil
+            record.notMounted = nil
+            record.lastUpdate = now
+            return record.user == nil
+        }
+        save()
+        if needsUser { identifyInBackground() }
+    }
+
+    /// The account's requests get through again (a file fetched, a folder described).
+    func noteReachable() { record.withLock { $0.unreachable = nil } }
+
+    func setIdentify(_ ask: @escaping @Sendable () -> String?) { identify.withLock { $0 = ask } }
+    func setProbe(_ look: @escaping @Sendable () -> Void) { probe.withLock { $0 = look } }
+
+    /// The report after looking at the credentials again (cheap: one `stat`).
+    public func checkedReport() -> Report {
+        probe.withLock { $0 }?()
+        return report
+    }
+
+    /// Who signed in, asked once on a worker thread (never on the core loop): one request.
+    public func identifyInBackground() {
+        guard let ask = identify.withLock({ $0 }) else { return }
+        let start = record.withLock { record -> Bool in
+            guard record.user == nil, !record.identifying else { return false }
+            record.identifying = true
+            return true
+        }
+        guard start else { return }
+        BlockingWork.shared.submit { [self] in
+            let user = ask()
+            record.withLock {
+                $0.identifying = false
+                if let user { $0.user = user }
+            }
+            if user != nil { save() }
+        }
+    }
+
+    private func save() {
+        guard let path else { return }
+        let saved = record.withLock { Saved(user: $0.user, lastUpdate: $0.lastUpdate) }
+        guard let data = try? JSONEncoder().encode(saved) else { return }
+        try? AtomicFile.write(Array(data), to: path)
+    }
+}

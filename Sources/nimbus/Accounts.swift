@@ -1,0 +1,94 @@
+import Foundation
+import NimbusConfig
+
+/// `nimbus accounts`: every configured cloud account as the running daemon sees it — state,
+/// who is signed in, songs indexed, bytes cached and pinned, last update. Without a running
+/// daemon it says so and shows what the config and the token files tell.
+struct Accounts {
+    let options: Options
+
+    func run() -> Int32 {
+        let configuration = options.configuration(required: false)
+        let address = options.address(configuration)
+        guard let link = DaemonLink(address) else {
+            Console.say("nimbusd is not running at \(address.description).")
+            offline(configuration)
+            return 1
+        }
+        switch link.request("listaccounts") {
+        case .ack(let message):
+            Console.fail("nimbusd refused listaccounts: \(message)")
+        case .ok(let fields):
+            let accounts = Self.blocks(fields, startingWith: "account")
+            if accounts.isEmpty { Console.say("No cloud accounts are configured (see README, Connect your cloud).") }
+            for account in accounts { Console.say(Self.describe(account)) }
+        }
+        return 0
+    }
+
+    /// `key: value` lines cut into one dictionary per record, each starting at `first`.
+    static func blocks(_ fields: [(key: String, value: String)], startingWith first: String) -> [[String: String]] {
+        var blocks: [[String: String]] = []
+        for (key, value) in fields {
+            if key == first { blocks.append([:]) }
+            if !blocks.isEmpty { blocks[blocks.count - 1][key] = value }
+        }
+        return blocks
+    }
+
+    static func describe(_ account: [String: String]) -> String {
+        let name = account["account"] ?? "?"
+        var state = account["state"] ?? "?"
+        switch state {
+        case "sign-in needed": state += " — run: nimbus authorize \(name)"
+        case "unreachable", "token refresh failed": state += account["since"].map { " since \(Self.local($0))" } ?? ""
+        case "rate limited": state += account["until"].map { " until \(Self.local($0))" } ?? ""
+        default: break
+        }
+        var lines = ["\(name) (\(account["type"] ?? "?")): \(state)"]
+        if let reason = account["reason"], account["state"] != "ok" { lines.append("  reason:  \(reason)") }
+        lines.append("  user:    \(account["user"] ?? "unknown")")
+        lines.append("  songs:   \(account["songs"] ?? "0") indexed")
+        lines.append(
+            "  cache:   \(Self.bytes(account["cached"])) cached, \(Self.bytes(account["pinned"])) pinned for offline use")
+        lines.append("  updated: \(account["updated"].map(Self.local) ?? "never")")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Bytes as people read them: `0 B`, `512 KiB`, `1.4 GiB`.
+    static func bytes(_ text: String?) -> String {
+        var value = Double(text ?? "0") ?? 0
+        for unit in ["B", "KiB", "MiB", "GiB"] {
+            if value < 1024 || unit == "GiB" {
+                return unit == "B" ? "\(Int(value)) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + unit
+            }
+            value /= 1024
+        }
+        return "\(Int(value)) GiB"
+    }
+
+    /// An ISO 8601 time of the daemon's in the local time zone.
+    static func local(_ iso: String) -> String {
+        guard let date = ISO8601DateFormatter().date(from: iso) else { return iso }
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
+        return format.string(from: date)
+    }
+
+    /// What can be told without the daemon: which accounts have a sign-in saved.
+    private func offline(_ configuration: DaemonConfiguration?) {
+        guard let configuration else {
+            Console.say("\(options.configPath) cannot be read either; name the config with --config FILE.")
+            return
+        }
+        var warnings: [String] = []
+        for account in configuration.cloud(warnings: &warnings) {
+            let secret = account.type == "webdav" ? account.settings["password_file"] : account.settings["token_file"]
+            let saved = secret.map { FileManager.default.isReadableFile(atPath: $0) } ?? false
+            let state =
+                account.type == "webdav" && account.settings["user"] == nil
+                ? "no sign-in needed" : saved ? "sign-in saved" : "sign-in needed — run: nimbus authorize \(account.name)"
+            Console.say("\(account.name) (\(account.type)): \(state)")
+        }
+    }
+}
