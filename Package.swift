@@ -27,6 +27,7 @@ let package = Package(
         cLibrary("CALSA", "alsa", ["libasound2-dev"]),
         cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
         cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
+        cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
 
         // Kernel interfaces missing from Swift's Glibc module (epoll, eventfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -44,7 +45,8 @@ let package = Package(
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
-            name: "NimbusDecoder", dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC"],
+            name: "NimbusDecoder",
+            dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile"],
             swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(

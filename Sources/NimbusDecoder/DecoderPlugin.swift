@@ -60,12 +60,15 @@ public struct DecoderRegistry: Sendable {
         self.plugins = plugins
     }
 
-    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC and the native WAV reader.
-    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), WAVPlugin()])
+    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC, libopusfile and the native WAV reader.
+    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), WAVPlugin()])
 
+    /// The plugin for a suffix; when several claim it (`.ogg`: Vorbis, then Opus), one that
+    /// tries them in order, as MPD does, so an Opus stream in a `.ogg` file plays.
     public func plugin(forSuffix suffix: String) -> (any DecoderPlugin)? {
         let lowered = suffix.lowercased()
-        return plugins.first { $0.suffixes.contains(lowered) }
+        let claiming = plugins.filter { $0.suffixes.contains(lowered) }
+        return claiming.count > 1 ? FirstThatFits(claiming) : claiming.first
     }
 
     public func plugin(forPath path: String) -> (any DecoderPlugin)? {
@@ -74,4 +77,38 @@ public struct DecoderRegistry: Sendable {
     }
 
     public func supports(_ path: String) -> Bool { plugin(forPath: path) != nil }
+}
+
+/// Several plugins for one suffix: each is tried from the stream's start until one accepts it.
+struct FirstThatFits: DecoderPlugin {
+    let candidates: [any DecoderPlugin]
+
+    init(_ candidates: [any DecoderPlugin]) { self.candidates = candidates }
+
+    var name: String { candidates[0].name }
+    var suffixes: [String] { candidates[0].suffixes }
+    var mimeTypes: [String] { candidates[0].mimeTypes }
+
+    func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult {
+        try first(stream) { plugin throws(DecoderError) in try plugin.scan(stream, options: options) }
+    }
+
+    func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder {
+        try first(stream) { plugin throws(DecoderError) in try plugin.openDecoder(stream) }
+    }
+
+    /// The first plugin's error is the one reported: a broken `.ogg` is a broken Vorbis file.
+    private func first<T>(_ stream: any InputStream, _ body: (any DecoderPlugin) throws(DecoderError) -> T) throws(DecoderError) -> T {
+        var failure: DecoderError?
+        for plugin in candidates {
+            do {
+                try? stream.seek(to: 0)
+                return try body(plugin)
+            } catch {
+                if failure == nil { failure = error }
+                guard stream.isSeekable else { break }
+            }
+        }
+        throw failure ?? DecoderError("no decoder accepted the stream")
+    }
 }

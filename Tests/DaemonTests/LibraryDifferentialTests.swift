@@ -149,4 +149,36 @@ final class LibraryDifferentialTests: XCTestCase {
                 ]),
         ])
     }
+
+    /// Opus files (opusenc, tagged, one with an R128 gain and a cover): tags, `Format`,
+    /// durations, comments and the cover as MPD's opus plugin answers them.
+    func testOpusLikeMPD() throws {
+        let music = TemporaryDirectory("nimbus-opus-library")
+        try FileManager.default.createDirectory(atPath: music.file("Joined"), withIntermediateDirectories: true)
+        let wav = music.file("source.wav")
+        try runTool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", wav, "synth", "1.5", "sine", "441"])
+        let cover = music.file("cover.png")
+        try runTool("sox", ["-n", "-r", "8000", "-c", "1", music.file("tone.wav"), "synth", "0.1", "sine", "300"])
+        try runTool("sox", [music.file("tone.wav"), "-n", "spectrogram", "-x", "100", "-y", "65", "-r", "-o", cover])
+        try runTool("opusenc", [
+            "--quiet", "--title", "Première", "--artist", "Opus Band", "--album", "Joined", "--tracknumber", "1/2",
+            "--date", "2024", "--comment", "ALBUMARTIST=Opus Band", "--comment", "R128_TRACK_GAIN=-512", "--picture", cover,
+            wav, music.file("Joined/01.opus"),
+        ])
+        try runTool("opusenc", ["--quiet", "--title", "Second", "--artist", "Opus Band", "--downmix-mono", wav, music.file("Joined/02.opus")])
+        for name in ["source.wav", "tone.wav", "cover.png"] { try FileManager.default.removeItem(atPath: music.file(name)) }
+        // MPD's scan counts the pre-skip (312 frames nobody hears) in the length; Nimbus gives
+        // the exact playable length (README, deliberate differences).
+        let exactLength: ([String]) -> [String] = { lines in
+            lines.map { $0.contains("] duration: ") ? String($0.prefix { $0 != "]" }) + "] duration: *" : $0 }
+        }
+        try DifferentialHarness(musicDirectory: music.path, songs: 2, mask: exactLength).compare([
+            .exchange(
+                "opus",
+                [
+                    "lsinfo Joined", "find artist \"Opus Band\"", "list album", "readcomments Joined/01.opus",
+                    "readpicture Joined/01.opus 0", "readpicture Joined/02.opus 0", "count artist \"Opus Band\"",
+                ]),
+        ])
+    }
 }
