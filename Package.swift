@@ -28,6 +28,7 @@ let package = Package(
         cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
         cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
         cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
+        cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
 
         // Kernel interfaces missing from Swift's Glibc module (epoll, eventfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -46,7 +47,7 @@ let package = Package(
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
             name: "NimbusDecoder",
-            dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile"],
+            dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile", "CFFmpeg"],
             swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(

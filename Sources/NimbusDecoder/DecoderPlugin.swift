@@ -60,8 +60,9 @@ public struct DecoderRegistry: Sendable {
         self.plugins = plugins
     }
 
-    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC, libopusfile and the native WAV reader.
-    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), WAVPlugin()])
+    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC, libopusfile, the native WAV reader,
+    /// and FFmpeg for the rest.
+    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), WAVPlugin(), FFmpegPlugin()])
 
     /// The plugin for a suffix; when several claim it (`.ogg`: Vorbis, then Opus), one that
     /// tries them in order, as MPD does, so an Opus stream in a `.ogg` file plays.

@@ -22,23 +22,29 @@ struct PlaybackBenchmarks {
         return notes
     }
 
-    /// Pink noise (realistic work for the codecs, unlike a sine) encoded three ways.
+    /// Pink noise (realistic work for the codecs, unlike a sine) encoded six ways.
     private func makeFiles(in music: TemporaryDirectory) throws {
         let wav = music.file("source.wav")
         try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", String(minutes * 60), "pinknoise", "vol", "0.5"])
         try runTool("flac", ["-s", "-f", "-o", music.file("long.flac"), wav])
         try runTool("lame", ["--quiet", "-b", "192", wav, music.file("long.mp3")])
         try runTool("oggenc", ["-Q", "-q", "5", "-o", music.file("long.ogg"), wav])
+        let ffmpeg = ["-hide_banner", "-loglevel", "error", "-y", "-i", wav]
+        try runTool("ffmpeg", ffmpeg + ["-c:a", "aac", "-b:a", "256k", music.file("long-aac.m4a")])
+        try runTool("ffmpeg", ffmpeg + ["-c:a", "alac", music.file("long-alac.m4a")])
+        try runTool("opusenc", ["--quiet", "--bitrate", "160", wav, music.file("long.opus")])
         try FileManager.default.removeItem(atPath: wav)
         try runTool("/bin/sh", ["-c", "cat \"$0\"/* > /dev/null", music.path])
     }
+
+    static let files = ["long.flac", "long.mp3", "long.ogg", "long-aac.m4a", "long-alac.m4a", "long.opus"]
 
     private func pair(_ music: TemporaryDirectory, config: String, nullOutput: Bool = true) throws -> DaemonPair {
         let cpu = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 1 : 0
         let mpd = try ServerProcess(.mpd, config: config, cpu: cpu, musicDirectory: music.path, nullOutput: nullOutput)
         let nimbus = try ServerProcess(.nimbus, config: config, cpu: cpu, musicDirectory: music.path, nullOutput: nullOutput)
-        try mpd.waitForDatabase(songs: 3, timeout: 120)
-        try nimbus.waitForDatabase(songs: 3, timeout: 120)
+        try mpd.waitForDatabase(songs: Self.files.count, timeout: 120)
+        try nimbus.waitForDatabase(songs: Self.files.count, timeout: 120)
         return DaemonPair(nimbus: nimbus, mpd: mpd)
     }
 
@@ -49,9 +55,12 @@ struct PlaybackBenchmarks {
             "long.flac": "flac -d -s -c \"$0\" > /dev/null",
             "long.mp3": "mpg123 -q -s \"$0\" > /dev/null",
             "long.ogg": "oggdec -Q -o /dev/null \"$0\"",
+            "long-aac.m4a": "ffmpeg -v error -i \"$0\" -f null -",
+            "long-alac.m4a": "ffmpeg -v error -i \"$0\" -f null -",
+            "long.opus": "opusdec --quiet \"$0\" /dev/null",
         ]
         var notes: [String] = []
-        for file in ["long.flac", "long.mp3", "long.ogg"] {
+        for file in Self.files {
             let timing = daemons.measure(rounds: quick ? 1 : 3) { daemon -> Double in
                 let client = try! daemon.connect()
                 _ = try! client.request("clear")

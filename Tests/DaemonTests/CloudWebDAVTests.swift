@@ -60,6 +60,31 @@ final class CloudWebDAVTests: XCTestCase {
             """
     }
 
+    /// .m4a files as ffmpeg writes them, with the `moov` index after the audio: indexed from
+    /// a head probe and a tail read through the range cache, never downloaded whole.
+    func testCloudM4AWithTheIndexAtTheEndIsIndexedCheaply() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let share = TemporaryDirectory("nimbus-share")
+        let wav = share.file("source.wav")
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "60", "pinknoise", "vol", "0.4"])
+        for index in 1...4 {
+            try runTool("ffmpeg", [
+                "-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", index % 2 == 0 ? "alac" : "aac", "-b:a", "256k",
+                "-metadata", "title=Track \(index)", share.file("\(index).m4a"),
+            ])
+        }
+        try FileManager.default.removeItem(atPath: wav)
+        let server = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let daemon = try ServerProcess(.nimbus, config: cloudConfig(server, secrets: secrets))
+        try daemon.waitForDatabase(songs: 4)
+        let found = try daemon.connect().request("find title \"Track 2\"")
+        XCTAssertEqual(found.first, "file: dav/2.m4a")
+        XCTAssertTrue(found.contains("Format: 44100:16:2") && found.contains("Time: 60"), "\(found)")
+        let total = totalBytes(share.path)
+        XCTAssertLessThanOrEqual(Double(server.bytesSent), Double(total) * 0.05, "indexing moved \(server.bytesSent) of \(total) bytes")
+    }
+
     func testACloudAccountIsIndexedFromRangesAndBrowsedLikeLocalMusic() throws {
         try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
         let share = try makeCloudLibrary()

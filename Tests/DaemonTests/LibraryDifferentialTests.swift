@@ -181,4 +181,39 @@ final class LibraryDifferentialTests: XCTestCase {
                 ]),
         ])
     }
+
+    /// AAC and ALAC in .m4a (Debian's ffmpeg), tagged, one with a cover; a truncated and a
+    /// random-bytes .m4a that both daemons leave out: tags, `Format`, durations, comments and
+    /// the cover as MPD's FFmpeg plugin answers them.
+    func testM4ALikeMPD() throws {
+        let music = TemporaryDirectory("nimbus-m4a-library")
+        try FileManager.default.createDirectory(atPath: music.file("Store"), withIntermediateDirectories: true)
+        let wav = music.file("source.wav")
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "1.3", "sine", "300-900"])
+        let cover = music.file("cover.png")
+        let quiet = ["-hide_banner", "-loglevel", "error", "-y"]
+        let exact = ["-fflags", "+bitexact", "-flags:a", "+bitexact"]
+        try runTool("ffmpeg", quiet + ["-f", "lavfi", "-i", "color=c=blue:s=8x8:d=1", "-frames:v", "1", cover])
+        let tags = [
+            "-metadata", "title=Bought Song", "-metadata", "artist=Store Artist", "-metadata", "album=Store Album",
+            "-metadata", "album_artist=Store Band", "-metadata", "track=2/10", "-metadata", "disc=1/1", "-metadata", "date=2021",
+            "-metadata", "genre=Pop", "-metadata", "composer=Some Writer",
+        ]
+        try runTool("ffmpeg", quiet + ["-i", wav, "-i", cover, "-map", "0", "-map", "1", "-c:a", "aac", "-b:a", "192k", "-c:v", "copy",
+            "-disposition:v", "attached_pic"] + tags + exact + [music.file("Store/01 aac.m4a")])
+        try runTool("ffmpeg", quiet + ["-i", wav, "-c:a", "alac", "-metadata", "title=Lossless"] + exact + [music.file("Store/02 alac.m4a")])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: music.file("Store/01 aac.m4a")))
+        try whole.prefix(whole.count / 3).write(to: URL(fileURLWithPath: music.file("Store/truncated.m4a")))
+        var random = SeededRandom(seed: 11)
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: URL(fileURLWithPath: music.file("Store/random.m4a")))
+        for name in ["source.wav", "cover.png"] { try FileManager.default.removeItem(atPath: music.file(name)) }
+        try DifferentialHarness(musicDirectory: music.path, songs: 2).compare([
+            .exchange(
+                "m4a",
+                [
+                    "lsinfo Store", "find album \"Store Album\"", "list albumartist", "readcomments \"Store/01 aac.m4a\"",
+                    "readpicture \"Store/01 aac.m4a\" 0", "readpicture \"Store/02 alac.m4a\" 0", "stats",
+                ]),
+        ])
+    }
 }

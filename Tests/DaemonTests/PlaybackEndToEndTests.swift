@@ -158,6 +158,51 @@ final class PlaybackEndToEndTests: XCTestCase {
         }
     }
 
+    /// ALAC in .m4a (through FFmpeg) is lossless: two tracks cut from one sine play back as the
+    /// sine, frame for frame. Opus (libopusfile) at 48 kHz joins without a frame inserted or
+    /// dropped, within the codec's error.
+    func testGaplessALACIsExactAndOpusJoinsThroughALSA() throws {
+        let music = TemporaryDirectory("nimbus-e2e")
+        let first = 40_000 + 37
+        let second = 30_011
+        try AudioFixtures.writeSineWAV(to: music.file("a.wav"), frames: first, frequency: 2000)
+        try AudioFixtures.writeSineWAV(to: music.file("b.wav"), frames: second, firstFrame: first, frequency: 2000)
+        for part in ["a", "b"] {
+            try runTool("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", music.file("\(part).wav"), "-c:a", "alac", music.file("\(part).m4a")])
+            try FileManager.default.removeItem(atPath: music.file("\(part).wav"))
+        }
+        let rate48 = 48_000.0
+        func sine48(_ frame: Int) -> Double { (0.5 * 32767 * sin(2 * Double.pi * 1000 * Double(frame) / rate48)).rounded() }
+        try runTool("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", music.file("c.wav"), "synth", "1.6", "sine", "1000", "vol", "0.5"])
+        try runTool("sox", [music.file("c.wav"), music.file("c1.wav"), "trim", "0s", "36011s"])
+        try runTool("sox", [music.file("c.wav"), music.file("c2.wav"), "trim", "36011s", "40000s"])
+        for part in ["c1", "c2"] { try runTool("opusenc", ["--quiet", "--bitrate", "256", music.file("\(part).wav"), music.file("\(part).opus")]) }
+        for name in ["c.wav", "c1.wav", "c2.wav"] { try FileManager.default.removeItem(atPath: music.file(name)) }
+
+        let (_, capture, client) = try start(music: music, songs: 4)
+        for command in ["add a.m4a", "add b.m4a", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
+        XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
+        let left = AudioFixtures.leftChannel(capture.bytes)
+        XCTAssertEqual(left.count, first + second, "ALAC: every frame once")
+        let wrong = left.enumerated().first { abs(Double($0.element) - AudioFixtures.sineSample(frame: $0.offset, frequency: 2000, amplitude: 0.5)) > 1 }
+        XCTAssertNil(wrong, "ALAC: frame \(wrong?.offset ?? -1) is not the sine")
+
+        let elsewhere = TemporaryDirectory("nimbus-e2e-48k")
+        let opus = ALSACapture(in: elsewhere)
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock(format: "48000:16:2"), musicDirectory: music.path, nullOutput: false,
+            environment: opus.environment)
+        daemons.append(daemon)
+        try daemon.waitForDatabase(songs: 4)
+        let second48 = try daemon.connect()
+        for command in ["add c1.opus", "add c2.opus", "play"] { XCTAssertEqual(try second48.request(command), ["OK"], command) }
+        XCTAssertTrue(second48.waitForStatus("state: stop"), "playback did not stop")
+        let heard = AudioFixtures.leftChannel(opus.bytes)
+        XCTAssertEqual(heard.count, 76_011, "Opus: pre-skip and padding trimmed, nothing inserted at the join")
+        let worst = heard.enumerated().filter { $0.offset > 2000 }.map { abs(Double($0.element) - sine48($0.offset)) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 0.08 * 32767, "Opus: the sine goes on across the join")
+    }
+
     func testBrokenAndMissingFilesAreSkippedWithAnError() throws {
         let music = TemporaryDirectory("nimbus-e2e")
         try AudioFixtures.writeRampWAV(to: music.file("good.wav"), frames: 4410)
