@@ -54,7 +54,8 @@ let package = Package(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
         // Sound sinks (ALSA, null, fifo: one plugin each), format conversion and software volume.
-        .target(name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA"], swiftSettings: strict),
+        .target(
+            name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis"], swiftSettings: strict),
         // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
         .target(
             name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],

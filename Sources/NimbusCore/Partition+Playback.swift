@@ -235,10 +235,15 @@ extension Partition {
         replayGain.mode = options.replayGainMode
         replayGain.random = queue.random
         let songs = home.songs, song = entry.song, settings = replayGain
-        return PlayItem(
+        var item = PlayItem(
             token: token, queueID: entry.id, uri: song.uri, startMilliseconds: start, endMilliseconds: entry.range?.end,
             sourceChanged: { songs.sourceChanged(song) }
         ) { try songs.openDecoder(for: song, replayGain: settings) }
+        // MPD's httpd output: the artist and the title, else the name, else the file.
+        let artist = song.tag.first(.artist), title = song.tag.first(.title)
+        let joined = [artist, title].compactMap { $0 }.joined(separator: " - ")
+        item.streamTitle = !joined.isEmpty ? joined : song.tag.first(.name) ?? String(song.uri.split(separator: "/").last ?? "")
+        return item
     }
 
     /// Elapsed time in the current song, relative to its range start.

@@ -24,10 +24,13 @@ public protocol AudioOutput: AnyObject {
     /// Called from a control thread (stop, seek, a new song) while `play` may be blocked:
     /// an output whose wait is its own, not the device's, cuts it short.
     func interrupt()
+    /// A new song starts in what `play` is given next (stream outputs announce its title).
+    func songStarted(title: String?)
 }
 
 extension AudioOutput {
     public func interrupt() {}
+    public func songStarted(title: String?) {}
 }
 
 /// How an output's volume is controlled (`mixer_type`).

@@ -38,7 +38,7 @@ public struct OutputRegistry: Sendable {
 
     public init(_ plugins: [any OutputPlugin]) { self.plugins = plugins }
 
-    public static let standard = OutputRegistry([ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin()])
+    public static let standard = OutputRegistry([ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), HTTPDOutputPlugin()])
 
     public func plugin(forType type: String) -> (any OutputPlugin)? { plugins.first { $0.type == type } }
 }

@@ -172,6 +172,7 @@ final class DecoderWorker: @unchecked Sendable {
                         chunk.first = true
                         chunk.endOfQueue = false
                         chunk.bitRate = 0
+                        chunk.streamTitle = current.streamTitle
                     }
                     firstChunk = false
                 }
@@ -193,6 +194,7 @@ final class DecoderWorker: @unchecked Sendable {
                 chunk.first = first
                 chunk.endOfQueue = false
                 chunk.bitRate = bitRate
+                chunk.streamTitle = first ? current.streamTitle : nil
             }
             if produced {
                 frame += Int64(frames)

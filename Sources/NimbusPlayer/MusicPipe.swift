@@ -16,6 +16,8 @@ struct Chunk {
     /// Nothing follows: the queue ended (count is 0).
     var endOfQueue = false
     var bitRate = 0
+    /// With `first`: what stream outputs announce for the song.
+    var streamTitle: String?
 }
 
 /// The bounded buffer between the decoder thread and the output threads: a ring of

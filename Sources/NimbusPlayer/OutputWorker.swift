@@ -135,6 +135,7 @@ final class OutputWorker: @unchecked Sendable {
             if deviceFailed { return }
         }
         if chunk.first {
+            output.songStarted(title: chunk.streamTitle)
             playingToken.store(chunk.token, ordering: .relaxed)
             sampleRate.store(chunk.format.sampleRate, ordering: .relaxed)
             if clock { events(.started(token: chunk.token)) }

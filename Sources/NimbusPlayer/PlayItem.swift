@@ -16,6 +16,8 @@ public struct PlayItem: Sendable {
     /// After a failure: whether the song's file changed since it was opened (then it is
     /// opened once more, from its start). Decoder thread; may block.
     public let sourceChanged: @Sendable () -> Bool
+    /// What a stream output announces for the song (`Artist - Title`, ICY StreamTitle).
+    public var streamTitle: String?
 
     public init(
         token: UInt64, queueID: Int, uri: String, startMilliseconds: Int = 0, endMilliseconds: Int? = nil,

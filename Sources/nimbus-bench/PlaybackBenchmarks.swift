@@ -138,7 +138,7 @@ struct PlaybackBenchmarks {
             mkfifo(fifo, 0o666)
             let config = "max_connections \"300\"\naudio_output {\n type \"fifo\"\n name \"pipe\"\n path \"\(fifo)\"\n format \"44100:16:2\"\n}"
             let daemon = try ServerProcess(kind, config: config, musicDirectory: music.path, nullOutput: false)
-            try daemon.waitForDatabase(songs: 3, timeout: 120)
+            try daemon.waitForDatabase(songs: Self.files.count, timeout: 120)
             let reader = FifoReader(path: fifo)
             let stop = Atomic(false)
             let polls = Atomic(0)

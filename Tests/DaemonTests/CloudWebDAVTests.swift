@@ -60,9 +60,10 @@ final class CloudWebDAVTests: XCTestCase {
             """
     }
 
-    /// .m4a files as ffmpeg writes them, with the `moov` index after the audio: indexed from
-    /// a head probe and a tail read through the range cache, never downloaded whole.
-    func testCloudM4AWithTheIndexAtTheEndIsIndexedCheaply() throws {
+    /// .m4a files as ffmpeg writes them, with the `moov` index after the audio, and .opus
+    /// files: indexed from a head probe and a tail read through the range cache, never
+    /// downloaded whole.
+    func testCloudM4AWithTheIndexAtTheEndAndOpusAreIndexedCheaply() throws {
         try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
         let share = TemporaryDirectory("nimbus-share")
         let wav = share.file("source.wav")
@@ -73,11 +74,13 @@ final class CloudWebDAVTests: XCTestCase {
                 "-metadata", "title=Track \(index)", share.file("\(index).m4a"),
             ])
         }
+        try runTool("opusenc", ["--quiet", "--title", "Track 5", wav, share.file("5.opus")])
         try FileManager.default.removeItem(atPath: wav)
         let server = try WebDAVServer(root: share.path)
         let secrets = TemporaryDirectory("nimbus-secrets")
         let daemon = try ServerProcess(.nimbus, config: cloudConfig(server, secrets: secrets))
-        try daemon.waitForDatabase(songs: 4)
+        try daemon.waitForDatabase(songs: 5)
+        XCTAssertTrue(try daemon.connect().request("find title \"Track 5\"").contains("Format: 48000:16:2"))
         let found = try daemon.connect().request("find title \"Track 2\"")
         XCTAssertEqual(found.first, "file: dav/2.m4a")
         XCTAssertTrue(found.contains("Format: 44100:16:2") && found.contains("Time: 60"), "\(found)")

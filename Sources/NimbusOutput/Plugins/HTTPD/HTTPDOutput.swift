@@ -1,0 +1,157 @@
+import Foundation
+import NimbusModel
+
+/// MPD's httpd output: the music as one endless HTTP stream (`http://box:8000/`) for phones,
+/// browsers and other rooms. Playback is paced by a clock, as the fifo output's; the encoder
+/// runs on the output thread and listeners are served by `StreamServer`'s own thread. The
+/// format is fixed (44100:16:2 unless `format` says otherwise), so song changes never restart
+/// the stream: listeners stay connected and hear the next song, announced by ICY metadata.
+/// With `always_on`, pauses and stops send silence and keep listeners connected.
+public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
+    // Invariant: `encoder`, `openFormat` and `idleSince` are only touched with `lock` held;
+    // the rest belongs to the output thread.
+    private let server: StreamServer
+    private let makeEncoder: (AudioFormat) throws(OutputError) -> any StreamEncoder
+    private let alwaysOn: Bool
+    private let clock = NullOutput(paced: true)
+    /// Guards the encoder: the keep-alive thread encodes silence while nothing plays.
+    private let lock = NSLock()
+    private var encoder: (any StreamEncoder)?
+    private var openFormat: AudioFormat?
+    private var idleSince: Date?
+    private var keepAlive: Thread?
+
+    init(server: StreamServer, alwaysOn: Bool, makeEncoder: @escaping (AudioFormat) throws(OutputError) -> any StreamEncoder) {
+        self.server = server
+        self.alwaysOn = alwaysOn
+        self.makeEncoder = makeEncoder
+    }
+
+    public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        let wanted = AudioFormat(sampleRate: format.sampleRate, sample: .s16, channels: format.channels)
+        let reused = lock.withLock { () -> Bool in
+            idleSince = nil
+            return encoder != nil && openFormat == wanted
+        }
+        if !reused {
+            let made = try makeEncoder(wanted)
+            lock.withLock {
+                encoder = made
+                openFormat = wanted
+            }
+            server.start(contentType: made.contentType, header: made.header)
+        }
+        if alwaysOn, keepAlive == nil { startKeepAlive() }
+        return try clock.open(wanted)
+    }
+
+    public func play(_ pcm: UnsafeRawBufferPointer) throws(OutputError) {
+        try clock.play(pcm)
+        lock.lock()
+        idleSince = nil
+        let bytes: [UInt8]
+        do {
+            bytes = try encoder?.encode(pcm) ?? []
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        lock.unlock()
+        server.broadcast(bytes)
+    }
+
+    public func songStarted(title: String?) {
+        if let title { server.setTitle(title) }
+    }
+
+    public func drain() {}
+    public func cancel() { clock.cancel() }
+    public func pause() -> Bool {
+        lock.withLock { idleSince = Date() }
+        return true
+    }
+    public func resume() { lock.withLock { idleSince = nil } }
+
+    /// Stopped: without `always_on` the stream ends and listeners are let go (MPD's way);
+    /// with it, silence goes on and so does the stream.
+    public func close() {
+        clock.close()
+        if alwaysOn {
+            lock.withLock { idleSince = Date() }
+            return
+        }
+        let rest = lock.withLock { () -> [UInt8] in
+            defer {
+                encoder = nil
+                openFormat = nil
+            }
+            return encoder?.finish() ?? []
+        }
+        server.broadcast(rest)
+        server.end()
+    }
+
+    public var delayFrames: Int { clock.delayFrames }
+    public func interrupt() { clock.interrupt() }
+
+    /// A tenth of a second of silence every tenth of a second while nothing plays.
+    private func startKeepAlive() {
+        let thread = Thread { [weak self] in
+            while let self {
+                Thread.sleep(forTimeInterval: 0.1)
+                let bytes = self.lock.withLock { () -> [UInt8] in
+                    guard let idle = self.idleSince, Date().timeIntervalSince(idle) > 0.2, let format = self.openFormat,
+                        let encoder = self.encoder
+                    else { return [] }
+                    let silence = [UInt8](repeating: 0, count: Int(format.sampleRate) / 10 * format.frameBytes)
+                    return (try? silence.withUnsafeBytes { try encoder.encode($0) }) ?? []
+                }
+                self.server.broadcast(bytes)
+            }
+        }
+        thread.name = "httpd-silence"
+        keepAlive = thread
+        thread.start()
+    }
+}
+
+/// `type "httpd"`, with MPD's settings: `port` (8000), `bind_to_address`, `encoder` (vorbis,
+/// flac, wave), `quality` or `bitrate` (vorbis), `compression` (flac), `max_clients`
+/// (0: no limit), `always_on`, `genre`, `website`. The listening socket opens with the
+/// daemon, so a listener can connect before playback starts and hears it when it does.
+public struct HTTPDOutputPlugin: OutputPlugin {
+    public let type = "httpd"
+    public init() {}
+
+    public func configure(_ configuration: OutputConfiguration) throws(OutputError) -> OutputDefinition {
+        let settings = configuration.settings
+        let port = Int(settings["port"] ?? "8000") ?? 8000
+        guard (1...65535).contains(port) else { throw OutputError("httpd output \"\(configuration.name)\": bad port \"\(settings["port"] ?? "")\"") }
+        let kind = settings["encoder"] ?? "vorbis"
+        let quality = settings["quality"].flatMap(Float.init)
+        let bitrate = settings["bitrate"].flatMap(Int.init)
+        let compression = UInt32(settings["compression"] ?? "5") ?? 5
+        let make: @Sendable (AudioFormat) throws(OutputError) -> any StreamEncoder
+        switch kind {
+        case "vorbis": make = { format throws(OutputError) in try VorbisStreamEncoder(format, quality: quality, bitrate: bitrate) }
+        case "flac": make = { format throws(OutputError) in try FLACStreamEncoder(format, compression: compression) }
+        case "wave": make = { format in WaveEncoder(format) }
+        default:
+            throw OutputError("httpd output \"\(configuration.name)\": encoder \"\(kind)\" is not available (vorbis, flac, wave)")
+        }
+        let server = try StreamServer(
+            address: settings["bind_to_address"] ?? "any", port: port, maxClients: Int(settings["max_clients"] ?? "0") ?? 0,
+            name: configuration.name, genre: settings["genre"], website: settings["website"])
+        let alwaysOn = configuration.flag("always_on", default: false)
+        let box = ServerBox(server)
+        return OutputDefinition(defaultFormat: AudioFormatPattern(sampleRate: 44100, sample: .s16, channels: 2)) {
+            HTTPDOutput(server: box.server, alwaysOn: alwaysOn, makeEncoder: make)
+        }
+    }
+}
+
+/// The server, handed to the output thread that creates the output.
+private final class ServerBox: Sendable {
+    let server: StreamServer
+    init(_ server: StreamServer) { self.server = server }
+}

@@ -1,0 +1,43 @@
+import NimbusModel
+
+/// Turns the output's PCM (16-bit, interleaved, in `format`) into the bytes of one endless
+/// stream. A listener who joins late gets `header` first, then whatever `encode` returns
+/// from then on; each result is whole pages or frames, so it can be dropped as a unit for a
+/// listener too slow to keep up.
+protocol StreamEncoder: AnyObject {
+    var contentType: String { get }
+    var header: [UInt8] { get }
+    func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8]
+    /// The end of the stream: whatever the encoder still holds.
+    func finish() -> [UInt8]
+}
+
+/// `encoder "wave"`: the PCM as it is, after a RIFF header whose lengths say "unknown" (the
+/// largest values, as streaming WAV writers do).
+final class WaveEncoder: StreamEncoder {
+    let contentType = "audio/wav"
+    let header: [UInt8]
+
+    init(_ format: AudioFormat) {
+        var bytes: [UInt8] = []
+        func word(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        func half(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        let channels = UInt16(format.channels)
+        bytes += Array("RIFF".utf8)
+        word(0xFFFF_FFFF)
+        bytes += Array("WAVEfmt ".utf8)
+        word(16)
+        half(1)
+        half(channels)
+        word(format.sampleRate)
+        word(format.sampleRate * UInt32(channels) * 2)
+        half(channels * 2)
+        half(16)
+        bytes += Array("data".utf8)
+        word(0xFFFF_FFFF)
+        header = bytes
+    }
+
+    func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8] { Array(pcm) }
+    func finish() -> [UInt8] { [] }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import NimbusHarness
+import XCTest
+
+/// The httpd output as listeners meet it: Debian's ffmpeg decoding the stream gets what was
+/// played across song changes (WAVE and FLAC sample for sample, Vorbis by frequency), a slow
+/// listener holds up neither playback nor the others, and ICY metadata names each song at
+/// the announced interval.
+final class HTTPDOutputTests: XCTestCase {
+    private var keep: [AnyObject] = []
+
+    override func tearDown() {
+        keep.removeAll()
+        super.tearDown()
+    }
+
+    /// Three songs of 1.5 s at 441, 882 and 1323 Hz (whole periods in 100 frames), tagged.
+    private func music() throws -> TemporaryDirectory {
+        let music = TemporaryDirectory("nimbus-httpd-music")
+        for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {
+            let wav = music.file("\(index).wav")
+            try AudioFixtures.writeSineWAV(to: wav, frames: 66_150, firstFrame: 0, frequency: frequency)
+            try runTool("flac", ["-s", "-f", "-T", "ARTIST=Band \(index)", "-T", "TITLE=Song \(index)", "-o", music.file("\(index).flac"), wav])
+            try FileManager.default.removeItem(atPath: wav)
+        }
+        keep.append(music)
+        return music
+    }
+
+    private func daemon(encoder: String, port: Int, music: TemporaryDirectory) throws -> (ServerProcess, LineClient) {
+        let config = """
+            audio_output {
+                type "httpd"
+                name "Nimbus stream"
+                port "\(port)"
+                bind_to_address "127.0.0.1"
+                encoder "\(encoder)"
+                format "44100:16:2"
+            }
+            """
+        let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        return (daemon, try daemon.connect())
+    }
+
+    /// ffmpeg reading the stream into raw 16-bit stereo until the stream ends.
+    private func listen(port: Int, into path: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", "http://127.0.0.1:\(port)/", "-f", "s16le", "-ac", "2", "-ar", "44100", path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        keep.append(process)
+        return process
+    }
+
+    private func playAll(_ client: LineClient) throws {
+        for command in ["add 0.flac", "add 1.flac", "add 2.flac", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
+    }
+
+    private func waitForExit(_ process: Process, timeout: Double = 20) -> Bool {
+        waitUntil(timeout: timeout) { !process.isRunning }
+    }
+
+    private func crossings(_ samples: ArraySlice<Int16>) -> Int { zip(samples, samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count }
+
+    func testWaveAndFLACListenersGetEverySampleAcrossSongChanges() throws {
+        let music = try music()
+        for encoder in ["wave", "flac"] {
+            let port = freePort()
+            let (_, client) = try daemon(encoder: encoder, port: port, music: music)
+            let raw = music.file("\(encoder).raw")
+            let listener = try listen(port: port, into: raw)
+            Thread.sleep(forTimeInterval: 0.5)
+            try playAll(client)
+            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20), "playback did not end")
+            XCTAssertTrue(waitForExit(listener), "\(encoder): the stream did not end when playback did")
+            let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+            XCTAssertEqual(left.count, 3 * 66_150, "\(encoder): every frame of the three songs, nothing in between")
+            for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {
+                let song = left.dropFirst(index * 66_150).prefix(66_150)
+                let wrong = song.enumerated().first { abs(Double($0.element) - AudioFixtures.sineSample(frame: $0.offset, frequency: frequency, amplitude: 0.5)) > 1 }
+                XCTAssertNil(wrong, "\(encoder): song \(index) differs at frame \(wrong?.offset ?? -1)")
+            }
+        }
+    }
+
+    /// A listener that reads a few bytes a second is left behind alone: the fast one gets the
+    /// whole Vorbis stream, and playback takes its real time, not the slow one's.
+    func testASlowListenerHoldsUpNeitherPlaybackNorTheOthers() throws {
+        let music = try music()
+        let port = freePort()
+        let (_, client) = try daemon(encoder: "vorbis", port: port, music: music)
+        let slow = try LineClient(.tcp(host: "127.0.0.1", port: port))
+        try slow.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        let raw = music.file("vorbis.raw")
+        let listener = try listen(port: port, into: raw)
+        Thread.sleep(forTimeInterval: 0.5)
+        let start = Date()
+        try playAll(client)
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 7, "4.5 s of music took as long as the slow listener")
+        XCTAssertTrue(waitForExit(listener))
+        let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+        XCTAssertEqual(Double(left.count), 3 * 66_150, accuracy: 4096, "the fast listener heard all three songs")
+        for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {
+            let middle = left.dropFirst(index * 66_150 + 11_025).prefix(44_100)
+            XCTAssertEqual(Double(crossings(middle)), 2 * frequency, accuracy: 0.02 * frequency, "song \(index) at \(frequency) Hz")
+        }
+        withExtendedLifetime(slow) {}
+    }
+
+    func testICYMetadataNamesEachSongAtTheAnnouncedInterval() throws {
+        let music = try music()
+        let port = freePort()
+        let (_, client) = try daemon(encoder: "wave", port: port, music: music)
+        let script = """
+            import socket, sys, re
+            s = socket.create_connection(("127.0.0.1", \(port)))
+            s.sendall(b"GET / HTTP/1.0\\r\\nIcy-MetaData: 1\\r\\n\\r\\n")
+            f = s.makefile("rb")
+            headers = {}
+            while True:
+                line = f.readline().decode().strip()
+                if not line: break
+                if ":" in line:
+                    k, v = line.split(":", 1); headers[k.strip().lower()] = v.strip()
+            interval = int(headers["icy-metaint"])
+            print("metaint", interval, headers.get("icy-name"))
+            titles = []
+            while True:
+                audio = f.read(interval)
+                if len(audio) < interval: break
+                n = f.read(1)
+                if not n: break
+                meta = f.read(n[0] * 16)
+                if meta:
+                    title = re.search(rb"StreamTitle='(.*?)';", meta).group(1).decode()
+                    if not titles or titles[-1] != title: titles.append(title)
+            print("titles", "|".join(titles))
+            """
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = ["-c", script]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        keep.append(reader)
+        Thread.sleep(forTimeInterval: 0.5)
+        try playAll(client)
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20))
+        XCTAssertTrue(waitForExit(reader))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(text.contains("metaint 8192 Nimbus stream"), text)
+        XCTAssertTrue(text.contains("titles Band 0 - Song 0|Band 1 - Song 1|Band 2 - Song 2"), text)
+    }
+}
