@@ -29,6 +29,9 @@ let package = Package(
         cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
         cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
         cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        cLibrary("COpus", "opus", ["libopus-dev"]),
+        // LAME ships no pkg-config file; its header is in /usr/include/lame.
+        .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
         // Kernel interfaces missing from Swift's Glibc module (epoll, eventfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -55,7 +58,8 @@ let package = Package(
             swiftSettings: strict),
         // Sound sinks (ALSA, null, fifo: one plugin each), format conversion and software volume.
         .target(
-            name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis"], swiftSettings: strict),
+            name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis", "COpus", "CLame"],
+            swiftSettings: strict),
         // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
         .target(
             name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],

@@ -156,4 +156,27 @@ final class HTTPDOutputTests: XCTestCase {
         XCTAssertTrue(text.contains("metaint 8192 Nimbus stream"), text)
         XCTAssertTrue(text.contains("titles Band 0 - Song 0|Band 1 - Song 1|Band 2 - Song 2"), text)
     }
+
+    /// MP3 (LAME) and Opus (48 kHz, resampled from the 44.1 kHz songs) decode to the three
+    /// songs' frequencies, one after the other, with nothing missing.
+    func testLameAndOpusStreamsCarryEverySong() throws {
+        let music = try music()
+        for encoder in ["lame", "opus"] {
+            let port = freePort()
+            let (_, client) = try daemon(encoder: encoder, port: port, music: music)
+            let raw = music.file("\(encoder).raw")
+            let listener = try listen(port: port, into: raw)
+            Thread.sleep(forTimeInterval: 0.5)
+            try playAll(client)
+            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20))
+            XCTAssertTrue(waitForExit(listener), "\(encoder): the stream did not end")
+            let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+            // A raw MP3 stream has no LAME header to trim the encoder's delay and last frame by.
+            XCTAssertEqual(Double(left.count), 3 * 66_150, accuracy: 4 * 1152, "\(encoder): all three songs")
+            for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {
+                let middle = left.dropFirst(index * 66_150 + 11_025).prefix(44_100)
+                XCTAssertEqual(Double(crossings(middle)), 2 * frequency, accuracy: 0.02 * frequency, "\(encoder): song \(index)")
+            }
+        }
+    }
 }

@@ -108,14 +108,22 @@ final class OpusDecoder: AudioDecoder {
 
     var bitRate: Int { max(0, Int(op_bitrate_instant(file.handle)) / 1000) }
 
+    /// Floats from libopusfile, rounded to 16 bits here: op_read would shape dither noise
+    /// into every sample (costly, and not what MPD hears: it takes libopus's own 16-bit
+    /// output, which rounds).
+    private var floats: [Float] = []
+
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(DecoderError) -> Int {
         let channels = Int(format.channels)
         let output = buffer.bindMemory(to: Int16.self)
         let capacity = output.count / channels
+        if floats.count < capacity * channels { floats = [Float](repeating: 0, count: capacity * channels) }
         var filled = 0
         while filled < capacity {
             var link: Int32 = 0
-            let frames = op_read(file.handle, output.baseAddress! + filled * channels, Int32(clamping: (capacity - filled) * channels), &link)
+            let frames = floats.withUnsafeMutableBufferPointer { floats in
+                op_read_float(file.handle, floats.baseAddress!, Int32(clamping: (capacity - filled) * channels), &link)
+            }
             if frames == 0 {
                 if filled == 0, let failure = file.context.failure { throw DecoderError(failure.message) }
                 break
@@ -127,6 +135,12 @@ final class OpusDecoder: AudioDecoder {
             }
             // A chained file whose next link has another channel count cannot continue here.
             if op_channel_count(file.handle, link) != Int32(channels) { break }
+            let target = output.baseAddress! + filled * channels
+            floats.withUnsafeBufferPointer { floats in
+                for index in 0..<(Int(frames) * channels) {
+                    target[index] = Int16(max(-32768, min(32767, (floats[index] * 32768).rounded())))
+                }
+            }
             filled += Int(frames)
         }
         return filled

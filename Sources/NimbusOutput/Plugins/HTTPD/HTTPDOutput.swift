@@ -13,6 +13,8 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
     private let server: StreamServer
     private let makeEncoder: (AudioFormat) throws(OutputError) -> any StreamEncoder
     private let alwaysOn: Bool
+    /// The rate the encoder needs (Opus: 48 kHz), whatever `format` says.
+    private let encoderRate: UInt32?
     private let clock = NullOutput(paced: true)
     /// Guards the encoder: the keep-alive thread encodes silence while nothing plays.
     private let lock = NSLock()
@@ -21,14 +23,18 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
     private var idleSince: Date?
     private var keepAlive: Thread?
 
-    init(server: StreamServer, alwaysOn: Bool, makeEncoder: @escaping (AudioFormat) throws(OutputError) -> any StreamEncoder) {
+    init(
+        server: StreamServer, alwaysOn: Bool, encoderRate: UInt32?,
+        makeEncoder: @escaping (AudioFormat) throws(OutputError) -> any StreamEncoder
+    ) {
         self.server = server
+        self.encoderRate = encoderRate
         self.alwaysOn = alwaysOn
         self.makeEncoder = makeEncoder
     }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
-        let wanted = AudioFormat(sampleRate: format.sampleRate, sample: .s16, channels: format.channels)
+        let wanted = AudioFormat(sampleRate: encoderRate ?? format.sampleRate, sample: .s16, channels: min(format.channels, 2))
         let reused = lock.withLock { () -> Bool in
             idleSince = nil
             return encoder != nil && openFormat == wanted
@@ -116,7 +122,8 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
 }
 
 /// `type "httpd"`, with MPD's settings: `port` (8000), `bind_to_address`, `encoder` (vorbis,
-/// flac, wave), `quality` or `bitrate` (vorbis), `compression` (flac), `max_clients`
+/// opus, flac, lame, wave), `quality` or `bitrate` (vorbis, lame; opus: `bitrate`,
+/// `complexity`, `signal`), `compression` (flac), `max_clients`
 /// (0: no limit), `always_on`, `genre`, `website`. The listening socket opens with the
 /// daemon, so a listener can connect before playback starts and hears it when it does.
 public struct HTTPDOutputPlugin: OutputPlugin {
@@ -136,8 +143,13 @@ public struct HTTPDOutputPlugin: OutputPlugin {
         case "vorbis": make = { format throws(OutputError) in try VorbisStreamEncoder(format, quality: quality, bitrate: bitrate) }
         case "flac": make = { format throws(OutputError) in try FLACStreamEncoder(format, compression: compression) }
         case "wave": make = { format in WaveEncoder(format) }
+        case "lame": make = { format throws(OutputError) in try LameStreamEncoder(format, quality: quality, bitrate: bitrate) }
+        case "opus":
+            let complexity = Int32(settings["complexity"] ?? "10") ?? 10
+            let (opusBitrate, signal) = (settings["bitrate"], settings["signal"])
+            make = { format throws(OutputError) in try OpusStreamEncoder(format, bitrate: opusBitrate, complexity: complexity, signal: signal) }
         default:
-            throw OutputError("httpd output \"\(configuration.name)\": encoder \"\(kind)\" is not available (vorbis, flac, wave)")
+            throw OutputError("httpd output \"\(configuration.name)\": encoder \"\(kind)\" is not available (vorbis, opus, flac, lame, wave)")
         }
         let server = try StreamServer(
             address: settings["bind_to_address"] ?? "any", port: port, maxClients: Int(settings["max_clients"] ?? "0") ?? 0,
@@ -145,7 +157,7 @@ public struct HTTPDOutputPlugin: OutputPlugin {
         let alwaysOn = configuration.flag("always_on", default: false)
         let box = ServerBox(server)
         return OutputDefinition(defaultFormat: AudioFormatPattern(sampleRate: 44100, sample: .s16, channels: 2)) {
-            HTTPDOutput(server: box.server, alwaysOn: alwaysOn, makeEncoder: make)
+            HTTPDOutput(server: box.server, alwaysOn: alwaysOn, encoderRate: kind == "opus" ? OpusStreamEncoder.rate : nil, makeEncoder: make)
         }
     }
 }

@@ -1,0 +1,127 @@
+import COpus
+import CVorbis
+import NimbusModel
+
+/// `encoder "opus"`: libopus in Ogg (RFC 7845) at 48 kHz, 20 ms packets, `bitrate` (bit/s,
+/// `auto`, `max`), `complexity` (0–10, default 10) and `signal` (`auto`, `voice`, `music`)
+/// as MPD reads them. The OpusHead page and the OpusTags page come first, each alone on its
+/// page as the format requires; the header's pre-skip is the encoder's lookahead.
+final class OpusStreamEncoder: StreamEncoder {
+    let contentType = "audio/ogg"
+    private(set) var header: [UInt8] = []
+    private let encoder: OpaquePointer
+    private var stream = ogg_stream_state()
+    private let channels: Int
+    /// 20 ms at 48 kHz.
+    private static let frameSize = 960
+    private var pending: [Int16] = []
+    private var granule: Int64 = 0
+    private var packetNumber: Int64 = 0
+    private var packet = [UInt8](repeating: 0, count: 4000)
+
+    static let rate: UInt32 = 48000
+
+    init(_ format: AudioFormat, bitrate: String?, complexity: Int32, signal: String?) throws(OutputError) {
+        channels = Int(format.channels)
+        guard format.sampleRate == Self.rate, (1...2).contains(channels) else {
+            throw OutputError("the Opus encoder takes 48 kHz mono or stereo (\(format))")
+        }
+        var error: Int32 = 0
+        guard let encoder = opus_encoder_create(Int32(Self.rate), Int32(channels), OPUS_APPLICATION_AUDIO, &error), error == OPUS_OK else {
+            throw OutputError("cannot create an Opus encoder (\(error))")
+        }
+        self.encoder = encoder
+        switch bitrate {
+        case nil, "auto": _ = nimbus_opus_set_bitrate(encoder, OPUS_AUTO)
+        case "max": _ = nimbus_opus_set_bitrate(encoder, OPUS_BITRATE_MAX)
+        case let value?:
+            guard let number = Int32(value), (500...512_000).contains(number) else {
+                opus_encoder_destroy(encoder)
+                throw OutputError("Opus bitrate \"\(value)\" is not auto, max or 500…512000")
+            }
+            _ = nimbus_opus_set_bitrate(encoder, number)
+        }
+        _ = nimbus_opus_set_complexity(encoder, min(max(complexity, 0), 10))
+        _ = nimbus_opus_set_signal(encoder, signal == "voice" ? OPUS_SIGNAL_VOICE : signal == "music" ? OPUS_SIGNAL_MUSIC : OPUS_AUTO)
+        ogg_stream_init(&stream, Int32.random(in: 1...Int32.max))
+        let preSkip = UInt16(clamping: nimbus_opus_lookahead(encoder))
+        var head = Array("OpusHead".utf8) + [1, UInt8(channels)]
+        withUnsafeBytes(of: preSkip.littleEndian) { head += $0 }
+        withUnsafeBytes(of: Self.rate.littleEndian) { head += $0 }
+        head += [0, 0, 0]
+        let vendor = Array("Nimbus".utf8)
+        var tags = Array("OpusTags".utf8)
+        withUnsafeBytes(of: UInt32(vendor.count).littleEndian) { tags += $0 }
+        tags += vendor + [0, 0, 0, 0]
+        header = page(head, beginning: true) + page(tags, beginning: false)
+    }
+
+    deinit {
+        ogg_stream_clear(&stream)
+        opus_encoder_destroy(encoder)
+    }
+
+    /// One header packet alone on its page.
+    private func page(_ bytes: [UInt8], beginning: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        bytes.withUnsafeBufferPointer { data in
+            var packet = ogg_packet(
+                packet: UnsafeMutablePointer(mutating: data.baseAddress), bytes: data.count, b_o_s: beginning ? 1 : 0, e_o_s: 0,
+                granulepos: 0, packetno: packetNumber)
+            packetNumber += 1
+            ogg_stream_packetin(&stream, &packet)
+            output = flush()
+        }
+        return output
+    }
+
+    private func flush() -> [UInt8] {
+        var output: [UInt8] = []
+        var page = ogg_page()
+        while ogg_stream_flush(&stream, &page) != 0 { output += Self.bytes(page) }
+        return output
+    }
+
+    private static func bytes(_ page: ogg_page) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: page.header, count: page.header_len)) + Array(UnsafeBufferPointer(start: page.body, count: page.body_len))
+    }
+
+    func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8] {
+        pending += pcm.bindMemory(to: Int16.self)
+        return try packets(last: false)
+    }
+
+    /// Encodes every whole 20 ms frame held (with `last`, the rest padded with silence).
+    private func packets(last: Bool) throws(OutputError) -> [UInt8] {
+        let frameSamples = Self.frameSize * channels
+        if last, pending.count % frameSamples != 0 {
+            pending += [Int16](repeating: 0, count: frameSamples - pending.count % frameSamples)
+        }
+        var offset = 0
+        var output: [UInt8] = []
+        while pending.count - offset >= frameSamples {
+            let bytes = pending.withUnsafeBufferPointer { samples in
+                opus_encode(encoder, samples.baseAddress! + offset, Int32(Self.frameSize), &packet, Int32(packet.count))
+            }
+            guard bytes > 0 else { throw OutputError("Opus encoding failed (\(bytes))") }
+            offset += frameSamples
+            granule += Int64(Self.frameSize)
+            let endOfStream = last && pending.count - offset < frameSamples
+            packet.withUnsafeMutableBufferPointer { data in
+                var packet = ogg_packet(
+                    packet: data.baseAddress, bytes: Int(bytes), b_o_s: 0, e_o_s: endOfStream ? 1 : 0, granulepos: granule,
+                    packetno: packetNumber)
+                packetNumber += 1
+                ogg_stream_packetin(&stream, &packet)
+            }
+            var page = ogg_page()
+            while ogg_stream_pageout(&stream, &page) != 0 { output += Self.bytes(page) }
+        }
+        pending.removeFirst(offset)
+        return output
+    }
+
+    func finish() -> [UInt8] {
+        ((try? packets(last: true)) ?? []) + flush()
+    }
+}
