@@ -302,7 +302,28 @@ extension Partition {
             onEvents(.player)
         case .outputFailed(let name, let message):
             outputFailed(name, message)
+        case .tags(let token, let name, let title):
+            streamTagged(token, name: name, title: title)
         }
+    }
+
+    /// A radio stream's `icy-name` becomes the song's Name and its StreamTitle its Title, as in
+    /// MPD; `currentsong` shows them and idle clients hear `player` and `playlist`.
+    private func streamTagged(_ token: UInt64, name: String?, title: String?) {
+        guard let id = tokens[token] else { return }
+        try? updateSong(id: id) { song in
+            var items = song.tag.items
+            if let name, !name.isEmpty {
+                items.removeAll { $0.type == .name }
+                items.append(TagItem(.name, name))
+            }
+            if let title, !title.isEmpty {
+                items.removeAll { $0.type == .title }
+                items.append(TagItem(.title, title))
+            }
+            song.tag.items = items
+        }
+        onEvents(.player)
     }
 
     /// An output's device failed: it is left out until playback starts again, the others play

@@ -13,6 +13,12 @@ public protocol AudioDecoder: AnyObject {
     /// Writes whole frames into `buffer`; returns the number of frames, 0 at the end.
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(DecoderError) -> Int
     func seek(toFrame frame: Int64) throws(DecoderError)
+    /// The stream's own tags as they change (radio); nil for files.
+    var streamTags: StreamTags? { get }
+}
+
+extension AudioDecoder {
+    public var streamTags: StreamTags? { nil }
 }
 
 extension DecoderRegistry {

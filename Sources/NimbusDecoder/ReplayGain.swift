@@ -1,4 +1,5 @@
 import Foundation
+import NimbusInput
 import NimbusModel
 
 /// A song's ReplayGain tags (REPLAYGAIN_TRACK_GAIN "-6.02 dB", …_PEAK "0.98"), from Vorbis
@@ -71,6 +72,7 @@ public final class ReplayGainDecoder: AudioDecoder {
     public var format: AudioFormat { inner.format }
     public var totalFrames: Int64? { inner.totalFrames }
     public var bitRate: Int { inner.bitRate }
+    public var streamTags: StreamTags? { inner.streamTags }
     public func seek(toFrame frame: Int64) throws(DecoderError) { try inner.seek(toFrame: frame) }
 
     public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(DecoderError) -> Int {

@@ -15,6 +15,19 @@ public protocol InputStream: AnyObject {
     /// Reads up to `buffer.count` bytes at the current position; 0 means end of stream.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
     func seek(to offset: Int64) throws(InputError)
+    /// What a radio stream says of itself (ICY); nil for files.
+    var streamTags: StreamTags? { get }
+}
+
+/// A radio station's `icy-name` and the `StreamTitle` it sends while it plays.
+public struct StreamTags: Sendable, Equatable {
+    public var name: String?
+    public var title: String?
+
+    public init(name: String? = nil, title: String? = nil) {
+        self.name = name
+        self.title = title
+    }
 }
 
 /// Why a stream could not deliver: the message is what the log and `error:` show.
@@ -22,6 +35,8 @@ public typealias InputError = DomainError<InputStreamDomain>
 public enum InputStreamDomain {}
 
 extension InputStream {
+    public var streamTags: StreamTags? { nil }
+
     /// Reads until `count` bytes or end of stream.
     public func read(count: Int) throws(InputError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

@@ -37,6 +37,8 @@ final class DecoderWorker: @unchecked Sendable {
     private let events: @Sendable (PlayerEvent) -> Void
 
     private var decoder: (any AudioDecoder)?
+    /// The stream tags last reported for the current song.
+    private var reportedTags: StreamTags?
     private var current: PlayItem?
     /// The song whose follower the decoder waits for.
     private var awaiting: UInt64?
@@ -199,6 +201,10 @@ final class DecoderWorker: @unchecked Sendable {
             if produced {
                 frame += Int64(frames)
                 firstChunk = false
+                if let tags = decoder.streamTags, tags != reportedTags {
+                    reportedTags = tags
+                    events(.tags(token: current.token, name: tags.name, title: tags.title))
+                }
             }
             if let failure {
                 if reopenIfChanged(current) { continue }
@@ -317,6 +323,7 @@ final class DecoderWorker: @unchecked Sendable {
     /// Takes up `item`: tells the core (which answers with its follower) and opens it. A song
     /// that cannot be opened is reported and the decoder moves on to its follower.
     private func begin(_ item: PlayItem) {
+        reportedTags = nil
         taken.append(item.token)
         events(.decoding(token: item.token))
         current = item

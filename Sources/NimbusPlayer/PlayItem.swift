@@ -45,6 +45,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case failed(token: UInt64, message: String)
     /// An output could not be opened or failed while playing.
     case outputFailed(name: String, message: String)
+    /// A radio stream named itself or its next title.
+    case tags(token: UInt64, name: String?, title: String?)
 }
 
 public enum PlayerState: Sendable, Equatable {

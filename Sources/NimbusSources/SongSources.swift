@@ -41,7 +41,8 @@ public final class SongSources: SongOpening {
             info = try? plugin.scan(stream, options: ScanOptions()).replayGain
             try stream.seek(to: 0)
         }
-        let decoder = try registry.openDecoder(for: name, stream: stream)
+        var decoder = try registry.openDecoder(for: name, stream: stream)
+        if stream.size == nil, !stream.isSeekable { decoder = RadioDecoder(decoder, stream: stream) }
         guard !replayGain.isOff else { return decoder }
         let scale = replayGain.scale(for: info ?? ReplayGainInfo())
         return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)

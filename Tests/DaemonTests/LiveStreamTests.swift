@@ -47,4 +47,55 @@ final class LiveStreamTests: XCTestCase {
         // The length probe and the stream itself: no third connection (and no second stream).
         XCTAssertEqual(stationState()["requests"], 2)
     }
+
+    /// ICY: the station's `icy-name` becomes Name and each StreamTitle the Title of the
+    /// current song, waking `idle player`; when the station drops the connection, Nimbus calls
+    /// again and plays on with the new title.
+    func testICYTitlesShowAndADroppedStationIsCalledAgain() throws {
+        let directory = TemporaryDirectory("nimbus-radio")
+        try AudioFixtures.writeSineWAV(to: directory.file("tone.wav"), frames: 441_000)
+        _ = try runTool("lame", ["--quiet", "-b", "128", directory.file("tone.wav"), directory.file("tone.mp3")])
+        let state = directory.file("station.json")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/icy_radio.py").path
+        let station = Process()
+        station.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        station.arguments = [script, directory.file("tone.mp3"), state]
+        station.standardError = FileHandle.nullDevice
+        try station.run()
+        defer { station.terminate() }
+        func stationState() -> [String: Int] {
+            guard let data = FileManager.default.contents(atPath: state),
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+            else { return [:] }
+            return json
+        }
+        XCTAssertTrue(waitUntil { stationState()["port"] != nil })
+        let url = "http://127.0.0.1:\(stationState()["port"] ?? 0)/radio"
+
+        let daemon = try ServerProcess(.nimbus)
+        let client = try daemon.connect()
+        let watcher = try daemon.connect()
+        XCTAssertEqual(try client.request("add \(url)"), ["OK"])
+        try watcher.send("idle player\n")
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        var song: [String] = []
+        XCTAssertTrue(
+            waitUntil(timeout: 10) {
+                song = (try? client.request("currentsong")) ?? []
+                return song.contains("Title: First Title")
+            }, "\(song) \(daemon.log)")
+        XCTAssertTrue(song.contains("Name: Test Radio"), "\(song)")
+        XCTAssertEqual(try watcher.readResponse(), ["changed: player", "OK"])
+        // The station drops the first connection after 64 KiB: Nimbus calls again.
+        XCTAssertTrue(
+            waitUntil(timeout: 15) {
+                song = (try? client.request("currentsong")) ?? []
+                return song.contains("Title: Second Title")
+            }, "\(song) \(stationState()) \(daemon.log)")
+        XCTAssertGreaterThanOrEqual(stationState()["connections"] ?? 0, 2)
+        let status = try client.request("status")
+        XCTAssertTrue(status.contains("state: play"), "still playing after the drop: \(status)")
+        XCTAssertFalse(status.contains { $0.hasPrefix("error: ") }, "\(status)")
+        XCTAssertEqual(try client.request("playlistinfo").filter { $0.hasPrefix("Title: ") }, ["Title: Second Title"], "the queue entry took the title")
+    }
 }

@@ -1,11 +1,15 @@
 import Foundation
 import NimbusInput
+import Synchronization
 
 /// A stream without a length — internet radio — read once, front to back, by a transfer on its
 /// own thread into a bounded buffer (about ten seconds of a 192 kbit/s stream). Nothing is
 /// cached: there is nothing to replay. The decoder's reads wait for bytes, and a command
 /// breaks such a wait as for a cached file (`ReadInterrupt`); closing the stream ends the
-/// transfer.
+/// transfer. It asks for ICY metadata: the station's `icy-name` and each `StreamTitle` become
+/// `streamTags`, the metadata itself never reaches the decoder. A station that drops the
+/// connection is called again (after 1, 2, 4 … 10 s, six times running at most) instead of
+/// the song ending, or silence.
 final class LiveHTTPStream: NimbusInput.InputStream {
     let uri: String
     let mimeType: String?
@@ -13,22 +17,74 @@ final class LiveHTTPStream: NimbusInput.InputStream {
     var size: Int64? { nil }
     var isSeekable: Bool { false }
     private let buffer = LiveBuffer(capacity: 256 << 10)
+    private let tags = SharedTags()
+
+    var streamTags: StreamTags? { tags.value.withLock { $0 } }
+
+    static let reconnects = 6
 
     init(url: String, mimeType: String?, pool: HTTPSessionPool, what: String) {
         uri = url
         self.mimeType = mimeType
         let buffer = self.buffer
+        let tags = self.tags
         let thread = Thread {
-            var failure: String?
-            do throws(HTTPError) {
-                let response = try pool.withSession { session throws(HTTPError) in
-                    try session.perform(HTTPRequest(url: url)) { chunk in buffer.push(chunk) }
+            var failures = 0
+            var delay = 1.0
+            var connected = false
+            while true {
+                var failure: String?
+                var received = false
+                var parser: ICYParser?
+                var request = HTTPRequest(url: url)
+                request.headers.append(("Icy-MetaData", "1"))
+                do throws(HTTPError) {
+                    let response = try pool.withSession { session throws(HTTPError) in
+                        try session.perform(
+                            request,
+                            onResponse: { response in
+                                if let interval = response[header: "icy-metaint"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), interval > 0 {
+                                    parser = ICYParser(interval: interval)
+                                }
+                                if let name = response[header: "icy-name"], !name.isEmpty {
+                                    tags.value.withLock { $0 = StreamTags(name: name, title: $0?.title) }
+                                }
+                                return true
+                            }
+                        ) { chunk in
+                            received = true
+                            guard var icy = parser else { return buffer.push(chunk) }
+                            defer { parser = icy }
+                            return icy.feed(chunk, audio: { buffer.push($0) }) { title in
+                                tags.value.withLock { $0 = StreamTags(name: $0?.name, title: title) }
+                            }
+                        }
+                    }
+                    if !response.isSuccess { failure = "\(what): HTTP \(response.status)" }
+                } catch {
+                    if error.kind != .cancelled { failure = "\(what): \(error.message)" }
                 }
-                if !response.isSuccess { failure = "\(what): HTTP \(response.status)" }
-            } catch {
-                if error.kind != .cancelled { failure = "\(what): \(error.message)" }
+                if buffer.isClosed { break }
+                // A station that never answered is an error at once; one that played and
+                // dropped is called again.
+                if !connected && !received {
+                    buffer.finish(failure ?? "\(what): the stream ended")
+                    return
+                }
+                connected = true
+                if received {
+                    failures = 0
+                    delay = 1
+                } else {
+                    failures += 1
+                }
+                guard failures < Self.reconnects, buffer.wait(seconds: delay) else {
+                    buffer.finish(failure ?? "\(what): the stream ended")
+                    return
+                }
+                delay = min(delay * 2, 10)
             }
-            buffer.finish(failure)
+            buffer.finish(nil)
         }
         thread.name = "live-stream"
         thread.start()
@@ -49,6 +105,11 @@ final class LiveHTTPStream: NimbusInput.InputStream {
             if try read(count: Int(min(4096, offset - position))).isEmpty { return }
         }
     }
+}
+
+/// What the transfer thread learns of the station, read by the decoder thread.
+private final class SharedTags: Sendable {
+    let value = Mutex<StreamTags?>(nil)
 }
 
 /// The bytes between the transfer thread and the decoder.
@@ -91,6 +152,17 @@ private final class LiveBuffer: @unchecked Sendable {
         condition.withLock {
             closed = true
             condition.broadcast()
+        }
+    }
+
+    var isClosed: Bool { condition.withLock { closed } }
+
+    /// Sleeps before a reconnection; false when the reader went away meanwhile.
+    func wait(seconds: Double) -> Bool {
+        condition.withLock {
+            let end = Date().addingTimeInterval(seconds)
+            while !closed, condition.wait(until: end) {}
+            return !closed
         }
     }
 
