@@ -9,7 +9,7 @@ public enum AudioFixtures {
     }
 
     /// A canonical 44-byte-header WAV of 16-bit stereo frames, each from `frame(index)`.
-    static func writeStereo16WAV(to path: String, frames: Int, rate: Int = 44100, frame: (Int) -> (UInt16, UInt16)) throws {
+    public static func writeStereo16WAV(to path: String, frames: Int, rate: Int = 44100, frame: (Int) -> (UInt16, UInt16)) throws {
         var data = Data(capacity: 44 + frames * 4)
         func u32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
         func u16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }

@@ -124,11 +124,7 @@ struct CloudBenchmarks {
     private func firstAudio(_ daemon: ServerProcess, _ probe: FirstAudioProbe, _ song: String, start command: String = "play") throws
         -> Double
     {
-        let client = try daemon.connect()
-        _ = try client.request("stop")
-        _ = try client.request("clear")
-        _ = try client.request("add \"\(song)\"")
-        probe.drain()
+        let client = try probe.prepare(daemon, song)
         let poller = try daemon.connect()
         let start = DispatchTime.now().uptimeNanoseconds
         _ = try client.request(command)
@@ -181,6 +177,16 @@ final class FirstAudioProbe {
     }
 
     deinit { close(fd) }
+
+    /// Queues `song` alone on a stopped daemon and empties the FIFO: ready to time a start.
+    func prepare(_ daemon: ServerProcess, _ song: String) throws -> LineClient {
+        let client = try daemon.connect()
+        _ = try client.request("stop")
+        _ = try client.request("clear")
+        _ = try client.request("add \"\(song)\"")
+        drain()
+        return client
+    }
 
     /// Empties the FIFO and waits until nothing more arrives (the previous song has stopped).
     func drain() {

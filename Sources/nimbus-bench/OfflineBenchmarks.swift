@@ -85,11 +85,7 @@ struct OfflineBenchmarks {
     private func firstAudio(_ daemon: ServerProcess, _ probe: FirstAudioProbe, _ song: String, start command: String = "play") throws
         -> Double
     {
-        let client = try daemon.connect()
-        _ = try client.request("stop")
-        _ = try client.request("clear")
-        _ = try client.request("add \"\(song)\"")
-        probe.drain()
+        let client = try probe.prepare(daemon, song)
         let start = DispatchTime.now().uptimeNanoseconds
         _ = try client.request(command)
         guard let heard = probe.waitForAudio(timeout: 120) else { throw BenchFailure("no audio from \(song)") }

@@ -25,6 +25,9 @@ do {
     if wanted("cloud") {
         notes += try CloudBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("httpd") {
+        notes += try HTTPDBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("offline") {
         notes += try OfflineBenchmarks(quick: quick).run(into: &report)
     }

@@ -64,20 +64,25 @@ final class HTTPDOutputTests: XCTestCase {
         waitUntil(timeout: timeout) { !process.isRunning }
     }
 
+    /// Plays the three songs to a listener that connected while stopped: its left channel.
+    private func record(_ encoder: String, music: TemporaryDirectory) throws -> [Int16] {
+        let port = freePort()
+        let (_, client) = try daemon(encoder: encoder, port: port, music: music)
+        let raw = music.file("\(encoder).raw")
+        let listener = try listen(port: port, into: raw)
+        Thread.sleep(forTimeInterval: 0.5)
+        try playAll(client)
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20), "\(encoder): playback did not end")
+        XCTAssertTrue(waitForExit(listener), "\(encoder): the stream did not end when playback did")
+        return AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+    }
+
     private func crossings(_ samples: ArraySlice<Int16>) -> Int { zip(samples, samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count }
 
     func testWaveAndFLACListenersGetEverySampleAcrossSongChanges() throws {
         let music = try music()
         for encoder in ["wave", "flac"] {
-            let port = freePort()
-            let (_, client) = try daemon(encoder: encoder, port: port, music: music)
-            let raw = music.file("\(encoder).raw")
-            let listener = try listen(port: port, into: raw)
-            Thread.sleep(forTimeInterval: 0.5)
-            try playAll(client)
-            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20), "playback did not end")
-            XCTAssertTrue(waitForExit(listener), "\(encoder): the stream did not end when playback did")
-            let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+            let left = try record(encoder, music: music)
             XCTAssertEqual(left.count, 3 * 66_150, "\(encoder): every frame of the three songs, nothing in between")
             for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {
                 let song = left.dropFirst(index * 66_150).prefix(66_150)
@@ -162,15 +167,7 @@ final class HTTPDOutputTests: XCTestCase {
     func testLameAndOpusStreamsCarryEverySong() throws {
         let music = try music()
         for encoder in ["lame", "opus"] {
-            let port = freePort()
-            let (_, client) = try daemon(encoder: encoder, port: port, music: music)
-            let raw = music.file("\(encoder).raw")
-            let listener = try listen(port: port, into: raw)
-            Thread.sleep(forTimeInterval: 0.5)
-            try playAll(client)
-            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20))
-            XCTAssertTrue(waitForExit(listener), "\(encoder): the stream did not end")
-            let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
+            let left = try record(encoder, music: music)
             // A raw MP3 stream has no LAME header to trim the encoder's delay and last frame by.
             XCTAssertEqual(Double(left.count), 3 * 66_150, accuracy: 4 * 1152, "\(encoder): all three songs")
             for (index, frequency) in [441.0, 882.0, 1323.0].enumerated() {

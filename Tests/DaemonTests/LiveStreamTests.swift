@@ -5,24 +5,31 @@ import XCTest
 /// Internet radio: a URL that answers with no length plays as it comes, chosen by its MIME
 /// type, through one connection, and obeys stop at once.
 final class LiveStreamTests: XCTestCase {
-    func testARadioStationPlays() throws {
-        let directory = TemporaryDirectory("nimbus-radio")
-        try AudioFixtures.writeSineWAV(to: directory.file("tone.wav"), frames: 44_100)
-        _ = try runTool("lame", ["--quiet", "-b", "128", directory.file("tone.wav"), directory.file("tone.mp3")])
-        let state = directory.file("station.json")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/live_stream.py").path
+    /// A test station from `Scripts/`, and what it writes of itself (`port`, counters).
+    private func startStation(_ name: String, _ arguments: [String], state: String) throws -> (Process, () -> [String: Int]) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/" + name).path
         let station = Process()
         station.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        station.arguments = [script, state, directory.file("tone.mp3")]
+        station.arguments = [script] + arguments
+        station.standardError = FileHandle.nullDevice
         try station.run()
-        defer { station.terminate() }
-        func stationState() -> [String: Int] {
+        let read = { () -> [String: Int] in
             guard let data = FileManager.default.contents(atPath: state),
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
             else { return [:] }
             return json
         }
-        XCTAssertTrue(waitUntil { stationState()["port"] != nil })
+        XCTAssertTrue(waitUntil { read()["port"] != nil }, "the station \(name) did not start")
+        return (station, read)
+    }
+
+    func testARadioStationPlays() throws {
+        let directory = TemporaryDirectory("nimbus-radio")
+        try AudioFixtures.writeSineWAV(to: directory.file("tone.wav"), frames: 44_100)
+        _ = try runTool("lame", ["--quiet", "-b", "128", directory.file("tone.wav"), directory.file("tone.mp3")])
+        let state = directory.file("station.json")
+        let (station, stationState) = try startStation("live_stream.py", [state, directory.file("tone.mp3")], state: state)
+        defer { station.terminate() }
         let url = "http://127.0.0.1:\(stationState()["port"] ?? 0)/stream"
 
         let daemon = try ServerProcess(.nimbus)
@@ -56,20 +63,8 @@ final class LiveStreamTests: XCTestCase {
         try AudioFixtures.writeSineWAV(to: directory.file("tone.wav"), frames: 441_000)
         _ = try runTool("lame", ["--quiet", "-b", "128", directory.file("tone.wav"), directory.file("tone.mp3")])
         let state = directory.file("station.json")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/icy_radio.py").path
-        let station = Process()
-        station.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        station.arguments = [script, directory.file("tone.mp3"), state]
-        station.standardError = FileHandle.nullDevice
-        try station.run()
+        let (station, stationState) = try startStation("icy_radio.py", [directory.file("tone.mp3"), state], state: state)
         defer { station.terminate() }
-        func stationState() -> [String: Int] {
-            guard let data = FileManager.default.contents(atPath: state),
-                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
-            else { return [:] }
-            return json
-        }
-        XCTAssertTrue(waitUntil { stationState()["port"] != nil })
         let url = "http://127.0.0.1:\(stationState()["port"] ?? 0)/radio"
 
         let daemon = try ServerProcess(.nimbus)

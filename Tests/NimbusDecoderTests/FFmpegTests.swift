@@ -16,17 +16,10 @@ final class FFmpegTests: XCTestCase {
     }
 
     private func writeWAV(_ path: String, _ range: Range<Int>) throws {
-        var data = Data()
-        func word(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        func half(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); word(UInt32(36 + range.count * 4)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        word(16); half(1); half(2); word(44100); word(44100 * 4); half(4); half(16)
-        data.append(contentsOf: Array("data".utf8)); word(UInt32(range.count * 4))
-        for frame in range {
-            let sample = UInt16(bitPattern: Self.source(frame))
-            half(sample); half(sample)
+        try AudioFixtures.writeStereo16WAV(to: path, frames: range.count) { index in
+            let sample = UInt16(bitPattern: Self.source(range.lowerBound + index))
+            return (sample, sample)
         }
-        try data.write(to: URL(fileURLWithPath: path))
     }
 
     private func ffmpeg(_ arguments: [String]) throws {
@@ -49,10 +42,10 @@ final class FFmpegTests: XCTestCase {
         try DecoderRegistry.standard.openDecoder(for: path, stream: try FileInputStream(path: path))
     }
 
-    private func left(_ decoder: any AudioDecoder) throws -> [Int16] {
-        XCTAssertEqual(decoder.format.sample, .s16, "16-bit in these tests")
-        var samples: [Int16] = []
-        var buffer = [Int16](repeating: 0, count: 4096 * 2)
+    /// The left channel of everything the decoder gives, as `Sample`s.
+    private func channel<Sample: Numeric>(_ decoder: any AudioDecoder, as type: Sample.Type) throws -> [Sample] {
+        var samples: [Sample] = []
+        var buffer = [Sample](repeating: 0, count: 4096 * 2)
         while true {
             let frames = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
             if frames == 0 { return samples }
@@ -60,15 +53,12 @@ final class FFmpegTests: XCTestCase {
         }
     }
 
-    private func leftFloat(_ decoder: any AudioDecoder) throws -> [Float] {
-        var samples: [Float] = []
-        var buffer = [Float](repeating: 0, count: 4096 * 2)
-        while true {
-            let frames = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
-            if frames == 0 { return samples }
-            for frame in 0..<frames { samples.append(buffer[frame * 2]) }
-        }
+    private func left(_ decoder: any AudioDecoder) throws -> [Int16] {
+        XCTAssertEqual(decoder.format.sample, .s16, "16-bit in these tests")
+        return try channel(decoder, as: Int16.self)
     }
+
+    private func leftFloat(_ decoder: any AudioDecoder) throws -> [Float] { try channel(decoder, as: Float.self) }
 
     func testALACDecodesBitForBitAndSeeksToTheFrame() throws {
         let directory = try fixtures()

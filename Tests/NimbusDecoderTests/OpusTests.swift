@@ -39,17 +39,10 @@ final class OpusTests: XCTestCase {
     }
 
     private func writeWAV48(_ path: String, _ range: Range<Int>) throws {
-        var data = Data()
-        func word(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        func half(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); word(UInt32(36 + range.count * 4)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        word(16); half(1); half(2); word(48000); word(48000 * 4); half(4); half(16)
-        data.append(contentsOf: Array("data".utf8)); word(UInt32(range.count * 4))
-        for frame in range {
-            let sample = UInt16(bitPattern: Int16(Self.source(frame).rounded()))
-            half(sample); half(sample)
+        try AudioFixtures.writeStereo16WAV(to: path, frames: range.count, rate: 48000) { index in
+            let sample = UInt16(bitPattern: Int16(Self.source(range.lowerBound + index).rounded()))
+            return (sample, sample)
         }
-        try data.write(to: URL(fileURLWithPath: path))
     }
 
     private func open(_ path: String) throws -> any AudioDecoder {
