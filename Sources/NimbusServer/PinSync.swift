@@ -11,7 +11,9 @@ import NimbusSupport
 @CoreActor
 final class PinSync: IdleListener {
     private let offline: OfflineDownloads
-    private unowned let context: ServerContext
+    /// Weak: the idle bus holds this listener and may outlive the context (an update thread
+    /// of a stopped in-process daemon still emits).
+    private weak var context: ServerContext?
 
     init(offline: OfflineDownloads, context: ServerContext) {
         self.offline = offline
@@ -25,6 +27,7 @@ final class PinSync: IdleListener {
     }
 
     func sync() {
+        guard context != nil else { return }
         var songs: [Pin.ID: [String]] = [:]
         for pin in offline.pins { songs[pin.id] = self.songs(of: pin) }
         offline.setSongs(songs)
@@ -33,11 +36,11 @@ final class PinSync: IdleListener {
     /// Whether a URI lies in a mounted cloud account.
     func isRemote(_ uri: String) -> Bool {
         guard let first = uri.split(separator: "/", maxSplits: 1).first else { return false }
-        return context.mounts?.mounts.contains { $0.name == first } ?? false
+        return context?.mounts?.mounts.contains { $0.name == first } ?? false
     }
 
     private func songs(of pin: Pin) -> [String] {
-        guard let database = context.library?.database else { return [] }
+        guard let context, let database = context.library?.database else { return [] }
         switch pin.kind {
         case .song:
             return isRemote(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
