@@ -224,9 +224,6 @@ public final class OfflineDownloads: Sendable {
         }
     }
 
-    /// Whether every song of the pin is on disk (`nimbus offline add --wait`).
-    public func pinReport(_ id: Pin.ID) -> PinReport? { pinReports().first { $0.pin.id == id } }
-
     // MARK: helpers
 
     static func noSuchPin(_ id: Pin.ID) -> OfflineError {

@@ -176,4 +176,28 @@ final class HTTPDOutputTests: XCTestCase {
             }
         }
     }
+
+    /// An encoder its settings refuse fails the output with the reason, and the daemon lives
+    /// on (the encoder it half made is freed once).
+    func testAnEncoderThatRefusesItsSettingsFailsTheOutputOnly() throws {
+        let music = try music()
+        let config = """
+            audio_output {
+                type "httpd"
+                name "bad"
+                port "\(freePort())"
+                bind_to_address "127.0.0.1"
+                encoder "opus"
+                bitrate "7"
+            }
+            """
+        let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        try playAll(client)
+        XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.contains("Opus bitrate \"7\"") } == true })
+        XCTAssertTrue(daemon.process.isRunning)
+        XCTAssertEqual(try client.request("ping"), ["OK"])
+    }
 }

@@ -12,8 +12,10 @@ final class FFmpegDecoder: AudioDecoder {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    let format: AudioFormat
-    let totalFrames: Int64?
+    // Defaults until the codec is open: every property has a value before anything can
+    // throw, so `deinit` frees the codec, frame and packet on every failure.
+    private(set) var format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+    private(set) var totalFrames: Int64?
     /// Interleaved output not handed out yet.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
@@ -21,8 +23,8 @@ final class FFmpegDecoder: AudioDecoder {
     private var finished = false
     /// After a seek: frames before this one are dropped.
     private var cutBefore: Int64?
-    private let timeBase: AVRational
-    private let startTime: Int64
+    private var timeBase = AVRational(num: 1, den: 1)
+    private var startTime: Int64 = 0
 
     init(_ stream: any InputStream) throws(DecoderError) {
         input = try FFmpegInput(stream, name: stream.uri)

@@ -9,8 +9,9 @@ final class FFmpegInput {
     private(set) var format: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     let context: StreamContext
-    /// The first audio stream, as MPD's plugin picks it.
-    let audioIndex: Int32
+    /// The first audio stream, as MPD's plugin picks it (set last: every property has a value
+    /// before anything can throw, so `deinit` runs and frees on every failure).
+    private(set) var audioIndex: Int32 = -1
 
     static let bufferSize: Int32 = 32 << 10
 

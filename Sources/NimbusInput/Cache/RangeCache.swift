@@ -112,29 +112,6 @@ public final class RangeCache: Sendable {
         state.withLock { $0.live[key]?.storedBytes ?? $0.dormant[key.fileName]?.bytes ?? 0 }
     }
 
-    /// Bytes on disk of every file, and of pinned ones (the offline budget's view).
-    public var totals: (stored: Int64, pinned: Int64) {
-        state.withLock { state in
-            var stored: Int64 = 0
-            var pinned: Int64 = 0
-            for (name, value) in state.dormant {
-                stored += value.bytes
-                if state.pinned.contains(name) { pinned += value.bytes }
-            }
-            for entry in state.live.values {
-                let bytes = entry.storedBytes
-                stored += bytes
-                if state.pinned.contains(entry.key.fileName) { pinned += bytes }
-            }
-            return (stored, pinned)
-        }
-    }
-
-    /// Whether every byte of the file is on disk.
-    public func isComplete(key: CacheKey) -> Bool {
-        state.withLock { $0.live[key] }?.isComplete ?? false
-    }
-
     private func entry(key: CacheKey, length: Int64, source: any RemoteSource, lease: Bool) throws(InputError) -> CacheEntry {
         let existing = state.withLock { state -> CacheEntry? in
             guard let entry = state.live[key] else { return nil }

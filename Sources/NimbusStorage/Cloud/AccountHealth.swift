@@ -122,9 +122,6 @@ public final class AccountHealth: Sendable {
         if needsUser { identifyInBackground() }
     }
 
-    /// The account's requests get through again (a file fetched, a folder described).
-    func noteReachable() { record.withLock { $0.unreachable = nil } }
-
     func setIdentify(_ ask: @escaping @Sendable () -> String?) { identify.withLock { $0 = ask } }
     func setProbe(_ look: @escaping @Sendable () -> Void) { probe.withLock { $0 = look } }
 

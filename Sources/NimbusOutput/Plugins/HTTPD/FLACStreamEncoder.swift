@@ -29,8 +29,8 @@ final class FLACStreamEncoder: StreamEncoder {
                 me.written += UnsafeBufferPointer(start: buffer, count: bytes)
                 return FLAC__STREAM_ENCODER_WRITE_STATUS_OK
             }, nil, nil, nil, Unmanaged.passUnretained(self).toOpaque())
+        // Every property has its value here: a throw runs `deinit`, the encoder's one owner.
         guard status == FLAC__STREAM_ENCODER_INIT_STATUS_OK else {
-            FLAC__stream_encoder_delete(encoder)
             throw OutputError("cannot start the FLAC encoder (\(status.rawValue))")
         }
         header = written

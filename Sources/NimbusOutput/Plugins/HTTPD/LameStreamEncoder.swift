@@ -23,8 +23,8 @@ final class LameStreamEncoder: StreamEncoder {
         lame_set_num_channels(lame, Int32(format.channels))
         lame_set_in_samplerate(lame, Int32(format.sampleRate))
         lame_set_out_samplerate(lame, Int32(format.sampleRate))
+        // `deinit` closes LAME, also after this throw.
         guard format.channels <= 2, lame_init_params(lame) >= 0 else {
-            lame_close(lame)
             throw OutputError("LAME does not take these settings (\(format))")
         }
     }

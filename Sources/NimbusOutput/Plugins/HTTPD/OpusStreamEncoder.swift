@@ -35,8 +35,8 @@ final class OpusStreamEncoder: StreamEncoder {
         case nil, "auto": _ = nimbus_opus_set_bitrate(encoder, OPUS_AUTO)
         case "max": _ = nimbus_opus_set_bitrate(encoder, OPUS_BITRATE_MAX)
         case let value?:
+            // `deinit` destroys the encoder, also after this throw.
             guard let number = Int32(value), (500...512_000).contains(number) else {
-                opus_encoder_destroy(encoder)
                 throw OutputError("Opus bitrate \"\(value)\" is not auto, max or 500…512000")
             }
             _ = nimbus_opus_set_bitrate(encoder, number)

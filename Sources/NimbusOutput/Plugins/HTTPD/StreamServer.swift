@@ -100,8 +100,6 @@ final class StreamServer: @unchecked Sendable {
         }
     }
 
-    var count: Int { lock.withLock { listeners.filter { $0.state == .streaming }.count } }
-
     private func wake() {
         var one: UInt8 = 1
         _ = write(wakeFD, &one, 1)

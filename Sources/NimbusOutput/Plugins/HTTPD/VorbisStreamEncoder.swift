@@ -22,8 +22,8 @@ final class VorbisStreamEncoder: StreamEncoder {
         } else {
             status = vorbis_encode_init_vbr(&info, Int(format.channels), Int(format.sampleRate), (quality ?? 3) / 10)
         }
+        // `deinit` clears everything, also after this throw (the rest is still zeroed).
         guard status == 0 else {
-            vorbis_info_clear(&info)
             throw OutputError("the Vorbis encoder does not take these settings (\(status))")
         }
         var comment = vorbis_comment()
