@@ -62,7 +62,7 @@ extension Partition {
         let old = current
         if let next = queue.nextOrder(after: current, options: optionsIgnoringSingle) {
             self.current = next
-            startCurrent(at: 0)
+            startCurrent(at: 0, fadingOut: true)
             consumeOrder(old)
             clearStartedPriority()
         } else {
@@ -76,7 +76,7 @@ extension Partition {
     public func previous() throws(PlaybackError) {
         guard let current, state != .stop else { throw .notPlaying }
         self.current = queue.previousOrder(before: current, options: options)
-        startCurrent(at: 0)
+        startCurrent(at: 0, fadingOut: true)
         clearStartedPriority()
     }
 
@@ -133,6 +133,7 @@ extension Partition {
         change(&updated)
         guard updated != options else { return }
         options = updated
+        engine.setCrossfade(crossfadeSettings)
         refreshNext()
         changed(.options)
     }
@@ -146,10 +147,22 @@ extension Partition {
         return copy
     }
 
+    var crossfadeSettings: CrossfadeSettings {
+        CrossfadeSettings(
+            seconds: Double(options.crossfade), mixRampDB: options.mixRampDB, mixRampDelay: options.mixRampDelay.map(Double.init))
+    }
+
     /// Starts the current song `milliseconds` in (from its range start) with its follower
-    /// named; `paused` holds it before its first sample.
-    func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false) {
+    /// named; `paused` holds it before its first sample. `fadingOut`: a skip while playing
+    /// with crossfade on fades the song left behind out under the new one (MPD cuts).
+    func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false, fadingOut: Bool = false) {
         guard let position = currentPosition else { return }
+        var leaving: PlayItem?
+        if fadingOut, options.crossfade > 0, state == .play, let playingToken, let id = tokens[playingToken],
+            let leavingPosition = queue.position(ofID: id)
+        {
+            leaving = makeItem(queue[leavingPosition], startOffset: elapsedMilliseconds)
+        }
         if !keepingError { error = nil }
         if state == .stop { failedOutputs.removeAll() }
         // Events still in flight for songs started before this one must not move `current`.
@@ -164,7 +177,8 @@ extension Partition {
         name(next, after: item.token, tellingPlayer: false)
         engine.setOutputs(activeOutputSlots)
         applyVolumes()
-        engine.play(item, next: next, paused: paused)
+        engine.setCrossfade(crossfadeSettings)
+        engine.play(item, next: next, paused: paused, fadingOut: leaving)
         setState(paused ? .pause : .play)
         changed(.player)
     }
@@ -235,10 +249,12 @@ extension Partition {
         replayGain.mode = options.replayGainMode
         replayGain.random = queue.random
         let songs = home.songs, song = entry.song, settings = replayGain
+        let mixRamp = options.crossfade > 0 && options.mixRampDelay != nil
         var item = PlayItem(
             token: token, queueID: entry.id, uri: song.uri, startMilliseconds: start, endMilliseconds: entry.range?.end,
             sourceChanged: { songs.sourceChanged(song) }
-        ) { try songs.openDecoder(for: song, replayGain: settings) }
+        ) { try songs.openDecoder(for: song, replayGain: settings, mixRamp: mixRamp) }
+        item.lengthMilliseconds = entry.playedLength
         // MPD's httpd output: the artist and the title, else the name, else the file.
         let artist = song.tag.first(.artist), title = song.tag.first(.title)
         let joined = [artist, title].compactMap { $0 }.joined(separator: " - ")

@@ -15,10 +15,13 @@ public protocol AudioDecoder: AnyObject {
     func seek(toFrame frame: Int64) throws(DecoderError)
     /// The stream's own tags as they change (radio); nil for files.
     var streamTags: StreamTags? { get }
+    /// The song's MixRamp profile, when the player asked for it at opening.
+    var mixRamp: MixRampTags? { get }
 }
 
 extension AudioDecoder {
     public var streamTags: StreamTags? { nil }
+    public var mixRamp: MixRampTags? { nil }
 }
 
 extension DecoderRegistry {

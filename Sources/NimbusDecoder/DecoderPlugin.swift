@@ -33,6 +33,7 @@ public struct ScanResult: Sendable {
     public var comments: [(key: String, value: String)] = []
     public var picture: Picture?
     public var replayGain = ReplayGainInfo()
+    public var mixRamp = MixRampTags()
 
     public init() {}
 }

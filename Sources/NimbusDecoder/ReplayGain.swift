@@ -59,14 +59,17 @@ public struct ReplayGainSettings: Sendable, Equatable {
     }
 }
 
-/// Plays another decoder's PCM scaled by a ReplayGain factor (with clipping for integers).
+/// Plays another decoder's PCM scaled by a ReplayGain factor (with clipping for integers), and
+/// carries the song's loudness tags the player needs at run time (MixRamp).
 public final class ReplayGainDecoder: AudioDecoder {
     private let inner: any AudioDecoder
     public let scale: Float
+    public let mixRamp: MixRampTags?
 
-    public init(_ inner: any AudioDecoder, scale: Float) {
+    public init(_ inner: any AudioDecoder, scale: Float, mixRamp: MixRampTags? = nil) {
         self.inner = inner
         self.scale = scale
+        self.mixRamp = mixRamp
     }
 
     public var format: AudioFormat { inner.format }

@@ -6,6 +6,13 @@ import NimbusModel
 struct TagCollector {
     private(set) var tag = Tag()
     var replayGain = ReplayGainInfo()
+    var mixRamp = MixRampTags()
+
+    /// ReplayGain and MixRamp both ride in free-form tags (comments, TXXX, APE items).
+    mutating func noteLoudness(_ key: String, _ value: String) {
+        replayGain.note(key, value)
+        mixRamp.note(key, value)
+    }
 
     mutating func add(_ type: TagType, _ value: String) {
         if type == .track || type == .disc {
@@ -60,7 +67,7 @@ enum VorbisComments {
     static func add(_ comment: String, to collector: inout TagCollector, result: inout ScanResult, options: ScanOptions) {
         guard let (key, value) = split(comment) else { return }
         if options.comments { result.comments.append((key, value)) }
-        collector.replayGain.note(key, value)
+        collector.noteLoudness(key, value)
         if options.picture, result.picture == nil, key.caseInsensitiveEquals("METADATA_BLOCK_PICTURE") {
             result.picture = FLACPictureBlock.parse(base64: value)
         }

@@ -2,6 +2,7 @@ import Foundation
 import NimbusDecoder
 import NimbusInput
 import NimbusModel
+import NimbusOutput
 
 /// The decoder thread: opens songs, decodes them into the pipe, and continues straight into
 /// the next song when one ends, so consecutive songs join without a gap.
@@ -24,6 +25,9 @@ final class DecoderWorker: @unchecked Sendable {
         var next: PlayItem?
         var nextAfter: UInt64?
         var seekMilliseconds: Int?
+        /// With `start`: the song a skip leaves, opened where it was heard, to fade out.
+        var fadeOut: PlayItem?
+        var crossfade = CrossfadeSettings()
         /// Drop the song with this token (and whatever came after it) and decode the item instead.
         var replacement: (from: UInt64, item: PlayItem?)?
         var stop = false
@@ -33,24 +37,46 @@ final class DecoderWorker: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var mailbox = Mailbox()
-    private let pipe: MusicPipe
-    private let events: @Sendable (PlayerEvent) -> Void
+    let pipe: MusicPipe
+    let events: @Sendable (PlayerEvent) -> Void
 
-    private var decoder: (any AudioDecoder)?
+    var decoder: (any AudioDecoder)?
     /// The stream tags last reported for the current song.
-    private var reportedTags: StreamTags?
-    private var current: PlayItem?
+    var reportedTags: StreamTags?
+    var current: PlayItem?
     /// The song whose follower the decoder waits for.
     private var awaiting: UInt64?
+    /// A follower the decoder settled itself (a crossfade's follower given back), which
+    /// wins over the mailbox's.
+    var answer: (after: UInt64, item: PlayItem?)?
     /// Tokens taken up since the last fresh start, for replacements.
-    private var taken: [UInt64] = []
-    private var frame: Int64 = 0
-    private var endFrame: Int64?
-    private var generation = 0
-    private var firstChunk = false
-    private let interrupt = ReadInterrupt()
+    var taken: [UInt64] = []
+    var frame: Int64 = 0
+    var endFrame: Int64?
+    var generation = 0
+    var firstChunk = false
+    // Crossfading (DecoderWorker+Crossfade.swift).
+    var crossfade = CrossfadeSettings()
+    /// The format of the current song's chunks: its own, or the one it faded in under.
+    var outFormat = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+    /// The current song plays on through floats: it faded in under a song of another format.
+    var through: FadeSource?
+    /// Chunk frame position of a song playing `through` (in `outFormat`'s rate).
+    var outFrame: Int64 = 0
+    /// The follower, opened ahead of the end for a crossfade.
+    var incoming: Incoming?
+    /// The overlap being mixed.
+    var fade: Fade?
+    /// The song whose follower was looked at and will not fade in (too short, no overlap).
+    var noFadeAfter: UInt64?
+    var toFloats: PCMConverter?
+    var encoder: PCMConverter?
+    var floats: [Float] = []
+    var mixed: [Float] = []
+    var scratch: [UInt8] = []
+    let interrupt = ReadInterrupt()
     /// An interrupted read left the decoder's library in an unknown state.
-    private var broken = false
+    var broken = false
     /// Songs already opened again after their file changed (once is enough).
     private var retried: Set<UInt64> = []
 
@@ -72,9 +98,10 @@ final class DecoderWorker: @unchecked Sendable {
 
     // MARK: control (any thread)
 
-    func start(_ item: PlayItem, next: PlayItem?) {
+    func start(_ item: PlayItem, next: PlayItem?, fadingOut: PlayItem? = nil) {
         post {
             $0.start = item
+            $0.fadeOut = fadingOut
             $0.next = next
             $0.nextAfter = item.token
             $0.seekMilliseconds = nil
@@ -94,6 +121,10 @@ final class DecoderWorker: @unchecked Sendable {
     /// Abandons the song `token` and continues with `item`, unless some of it was heard already.
     func replace(from token: UInt64, with item: PlayItem?) {
         post { $0.replacement = (token, item) }
+    }
+
+    func setCrossfade(_ settings: CrossfadeSettings) {
+        post(interrupting: false) { $0.crossfade = settings }
     }
 
     func seek(toMilliseconds milliseconds: Int) {
@@ -139,85 +170,103 @@ final class DecoderWorker: @unchecked Sendable {
         while true {
             guard handleMailbox(waitIfIdle: decoder == nil) else { return }
             guard !broken, let decoder, let current else { continue }
-            let frameBytes = decoder.format.frameBytes
-            var capacity = MusicPipe.chunkBytes / frameBytes * frameBytes
-            if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame)) * frameBytes) }
-            var frames = 0
-            var failure: String?
-            if capacity > 0 {
-                do {
-                    frames = try buffer.withUnsafeMutableBytes { raw in
-                        try decoder.decode(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<capacity]))
-                    }
-                } catch {
-                    failure = (error as? DecoderError)?.message ?? "\(error)"
+            if crossfade.isEnabled || incoming != nil { prepareIncomingIfDue(decoder, current) }
+            if through != nil || fade != nil {
+                mixStep(decoder, current)
+            } else {
+                directStep(decoder, current, buffer: &buffer)
+            }
+        }
+    }
+
+    /// The plain path: the song's own PCM straight into the pipe, sample-exact.
+    private func directStep(_ decoder: any AudioDecoder, _ current: PlayItem, buffer: inout [UInt8]) {
+        let frameBytes = decoder.format.frameBytes
+        var capacity = MusicPipe.chunkBytes / frameBytes
+        if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame))) }
+        capacity = min(capacity, framesBeforeOverlap())
+        var frames = 0
+        var failure: String?
+        if capacity > 0 {
+            do {
+                frames = try buffer.withUnsafeMutableBytes { raw in
+                    try decoder.decode(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<(capacity * frameBytes)]))
                 }
+            } catch {
+                failure = (error as? DecoderError)?.message ?? "\(error)"
             }
-            if (failure != nil || frames == 0) && interrupt.isPending {
-                // A command broke a wait for the network: not the song's fault.
-                broken = true
-                continue
+        }
+        if (failure != nil || frames == 0) && interrupt.isPending {
+            // A command broke a wait for the network: not the song's fault.
+            broken = true
+            return
+        }
+        if frames == 0 {
+            songFinished(current, failure: failure)
+            return
+        }
+        let startFrame = frame
+        let produced = buffer.withUnsafeBytes { raw in
+            produceChunk(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), format: decoder.format, startFrame: startFrame)
+        }
+        if produced { frame += Int64(frames) }
+        if let failure {
+            if reopenIfChanged(current) { return }
+            events(.failed(token: current.token, message: failure))
+            songEnded(current.token)
+        }
+    }
+
+    /// Writes one chunk of the current song; false when a command cleared the pipe meanwhile.
+    func produceChunk(_ pcm: UnsafeRawBufferPointer, format: AudioFormat, startFrame: Int64) -> Bool {
+        guard let current else { return false }
+        let first = firstChunk
+        let bitRate = decoder?.bitRate ?? 0
+        let produced = pipe.produce(generation: generation) { chunk in
+            chunk.bytes.withUnsafeMutableBytes { target in
+                if pcm.count > 0 { target.baseAddress!.copyMemory(from: pcm.baseAddress!, byteCount: pcm.count) }
             }
-            if frames == 0 {
-                if let failure {
-                    if reopenIfChanged(current) { continue }
-                    events(.failed(token: current.token, message: failure))
-                } else if firstChunk {
-                    // A song without a single frame still starts (and ends at once) for the
-                    // outputs, or the core would never name what follows it.
-                    let format = decoder.format, token = current.token
-                    _ = pipe.produce(generation: generation) { chunk in
-                        chunk.count = 0
-                        chunk.format = format
-                        chunk.token = token
-                        chunk.startFrame = 0
-                        chunk.first = true
-                        chunk.endOfQueue = false
-                        chunk.bitRate = 0
-                        chunk.streamTitle = current.streamTitle
-                    }
-                    firstChunk = false
-                }
-                songEnded(current.token)
-                continue
+            chunk.count = pcm.count
+            chunk.format = format
+            chunk.token = current.token
+            chunk.startFrame = startFrame
+            chunk.first = first
+            chunk.endOfQueue = false
+            chunk.bitRate = bitRate
+            chunk.streamTitle = first ? current.streamTitle : nil
+        }
+        if produced {
+            firstChunk = false
+            if let tags = decoder?.streamTags, tags != reportedTags {
+                reportedTags = tags
+                events(.tags(token: current.token, name: tags.name, title: tags.title))
             }
-            let format = decoder.format
-            let startFrame = frame
-            let first = firstChunk
-            let bitRate = decoder.bitRate
-            let produced = pipe.produce(generation: generation) { chunk in
-                chunk.bytes.withUnsafeMutableBytes { target in
-                    buffer.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: frames * frameBytes) }
-                }
-                chunk.count = frames * frameBytes
-                chunk.format = format
-                chunk.token = current.token
-                chunk.startFrame = startFrame
-                chunk.first = first
-                chunk.endOfQueue = false
-                chunk.bitRate = bitRate
-                chunk.streamTitle = first ? current.streamTitle : nil
-            }
-            if produced {
-                frame += Int64(frames)
-                firstChunk = false
-                if let tags = decoder.streamTags, tags != reportedTags {
-                    reportedTags = tags
-                    events(.tags(token: current.token, name: tags.name, title: tags.title))
-                }
-            }
-            if let failure {
-                if reopenIfChanged(current) { continue }
-                events(.failed(token: current.token, message: failure))
-                songEnded(current.token)
-            }
+        }
+        return produced
+    }
+
+    /// The current song has nothing more: its follower takes over — mid-fade if one was
+    /// opened for a crossfade, else through the core's answer.
+    func songFinished(_ current: PlayItem, failure: String?) {
+        if let failure {
+            if reopenIfChanged(current) { return }
+            events(.failed(token: current.token, message: failure))
+        } else if firstChunk {
+            // A song without a single frame still starts (and ends at once) for the
+            // outputs, or the core would never name what follows it.
+            _ = produceChunk(UnsafeRawBufferPointer(start: nil, count: 0), format: outFormat, startFrame: 0)
+        }
+        if incoming != nil {
+            handOver()
+        } else {
+            songEnded(current.token)
         }
     }
 
     /// A song that failed because its file changed on the server (the storage lists it again
     /// to tell) is opened once more from its start, so the new version plays instead of an
     /// error until the next library update.
-    private func reopenIfChanged(_ item: PlayItem) -> Bool {
+    func reopenIfChanged(_ item: PlayItem) -> Bool {
         guard !retried.contains(item.token), !interrupt.isPending, item.sourceChanged() else { return false }
         retried.insert(item.token)
         do {
@@ -239,11 +288,17 @@ final class DecoderWorker: @unchecked Sendable {
         if box.changed { interrupt.reset() }
         mailbox.changed = false
         mailbox.start = nil
+        mailbox.fadeOut = nil
         mailbox.seekMilliseconds = nil
         mailbox.replacement = nil
         mailbox.stop = false
         condition.unlock()
         if box.shutdown { return false }
+        crossfade = box.crossfade
+        if box.stop || box.start != nil {
+            dropCrossfade()
+            answer = nil
+        }
         if box.stop {
             decoder = nil
             current = nil
@@ -256,7 +311,15 @@ final class DecoderWorker: @unchecked Sendable {
             taken = []
             retried = []
             begin(item)
+            if let leaving = box.fadeOut { startSkipFade(from: leaving) }
+        } else if let (from, item) = box.replacement, let current, incoming?.source.item.token == from {
+            // The follower opened for a crossfade is no longer wanted: whatever of it was
+            // mixed in stays, the outgoing song plays on, and `item` follows it instead.
+            dropIncoming()
+            taken.removeAll { $0 == from }
+            answer = (current.token, item)
         } else if let (from, item) = box.replacement, taken.contains(from), pipe.truncate(fromToken: from) {
+            dropCrossfade()
             // Nothing of `from` was heard yet: its decoded part is gone from the pipe. (Done
             // here, between chunks, so no chunk of it is in flight.)
             decoder = nil
@@ -266,6 +329,8 @@ final class DecoderWorker: @unchecked Sendable {
             if let item { begin(item) } else { finishQueue() }
         } else if let milliseconds = box.seekMilliseconds, let current, decoder != nil || broken {
             generation = pipe.clear()
+            if let incoming { answer = (current.token, incoming.source.item) }
+            dropCrossfade()
             do {
                 if let decoder, !broken {
                     let target = Int64(milliseconds) * Int64(decoder.format.sampleRate) / 1000
@@ -307,6 +372,8 @@ final class DecoderWorker: @unchecked Sendable {
         if start > 0 { try seek(opened, to: start) }
         decoder = opened
         frame = start
+        outFormat = opened.format
+        through = nil
         broken = false
     }
 
@@ -322,7 +389,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     /// Takes up `item`: tells the core (which answers with its follower) and opens it. A song
     /// that cannot be opened is reported and the decoder moves on to its follower.
-    private func begin(_ item: PlayItem) {
+    func begin(_ item: PlayItem) {
         reportedTags = nil
         taken.append(item.token)
         events(.decoding(token: item.token))
@@ -345,7 +412,7 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
     /// The song `token` ended (or broke): continue with its follower once the core named it.
-    private func songEnded(_ token: UInt64) {
+    func songEnded(_ token: UInt64) {
         decoder = nil
         current = nil
         awaiting = token
@@ -353,16 +420,29 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
     private func takeNextIfAnswered(_ token: UInt64) {
-        let answer = condition.withLock { () -> PlayItem?? in
+        guard let answer = takeAnswer(after: token) else { return }
+        awaiting = nil
+        if let next = answer { begin(next) } else { finishQueue() }
+    }
+
+    /// The follower of `token` if the core named it (`.some(nil)`: the queue ends there).
+    func peekAnswer(after token: UInt64) -> PlayItem?? {
+        if let answer, answer.after == token { return .some(answer.item) }
+        return condition.withLock { mailbox.nextAfter == token ? .some(mailbox.next) : nil }
+    }
+
+    func takeAnswer(after token: UInt64) -> PlayItem?? {
+        if let answer, answer.after == token {
+            self.answer = nil
+            return .some(answer.item)
+        }
+        return condition.withLock { () -> PlayItem?? in
             guard mailbox.nextAfter == token else { return nil }
             let next = mailbox.next
             mailbox.next = nil
             mailbox.nextAfter = nil
             return .some(next)
         }
-        guard let answer else { return }
-        awaiting = nil
-        if let next = answer { begin(next) } else { finishQueue() }
     }
 
     private func finishQueue() {

@@ -18,6 +18,8 @@ public struct PlayItem: Sendable {
     public let sourceChanged: @Sendable () -> Bool
     /// What a stream output announces for the song (`Artist - Title`, ICY StreamTitle).
     public var streamTitle: String?
+    /// Milliseconds the played part lasts, when known (a crossfade needs songs of known length).
+    public var lengthMilliseconds: Int?
 
     public init(
         token: UInt64, queueID: Int, uri: String, startMilliseconds: Int = 0, endMilliseconds: Int? = nil,

@@ -118,12 +118,19 @@ public final class PlayerEngine: Sendable {
 
     /// Starts `item` now (dropping whatever was playing) with `next` queued behind it;
     /// `paused` loads it and holds before the first sample is heard (MPD's border pause).
-    public func play(_ item: PlayItem, next: PlayItem?, paused: Bool = false) {
+    /// `fadingOut`: the song a skip leaves, opened where it was heard, fades out under `item`.
+    public func play(_ item: PlayItem, next: PlayItem?, paused: Bool = false, fadingOut: PlayItem? = nil) {
         state.withLock { state in
             state.playerState = paused ? .pause : .play
             for worker in state.workers.values { worker.setPaused(paused) }
         }
-        decoder.start(item, next: next)
+        decoder.start(item, next: next, fadingOut: paused ? nil : fadingOut)
+    }
+
+    /// `crossfade`, `mixrampdb` and `mixrampdelay` as the decoder applies them from the next
+    /// join on.
+    public func setCrossfade(_ settings: CrossfadeSettings) {
+        decoder.setCrossfade(settings)
     }
 
     /// Names the song that follows `token` (nil: the queue ends after it). Answers the

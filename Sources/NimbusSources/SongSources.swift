@@ -1,3 +1,4 @@
+import Glibc
 import NimbusDecoder
 import NimbusInput
 import NimbusModel
@@ -33,19 +34,22 @@ public final class SongSources: SongOpening {
 
     /// Opens the song's stream once: with ReplayGain on, its tags are read from that stream
     /// (the head is cached by then for a cloud song) before the decoder starts at the beginning.
-    public func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder {
+    /// `mixRamp`: also read the song's MixRamp profile (crossfade with MixRamp on needs it).
+    public func openDecoder(for song: Song, replayGain: ReplayGainSettings, mixRamp: Bool) throws -> any AudioDecoder {
         let (stream, name) = try openStream(song.uri)
-        var info: ReplayGainInfo?
+        var scanned: ScanResult?
         // A live stream has no tags worth a gain, and cannot go back to its start.
-        if !replayGain.isOff, stream.isSeekable, let plugin = registry.plugin(forPath: name) {
-            info = try? plugin.scan(stream, options: ScanOptions()).replayGain
+        if !replayGain.isOff || mixRamp, stream.isSeekable, let plugin = registry.plugin(forPath: name) {
+            scanned = try? plugin.scan(stream, options: ScanOptions())
             try stream.seek(to: 0)
         }
         var decoder = try registry.openDecoder(for: name, stream: stream)
         if stream.size == nil, !stream.isSeekable { decoder = RadioDecoder(decoder, stream: stream) }
-        guard !replayGain.isOff else { return decoder }
-        let scale = replayGain.scale(for: info ?? ReplayGainInfo())
-        return scale == 1 ? decoder : ReplayGainDecoder(decoder, scale: scale)
+        let scale = replayGain.isOff ? 1 : replayGain.scale(for: scanned?.replayGain ?? ReplayGainInfo())
+        var ramp = mixRamp ? scanned?.mixRamp : nil
+        ramp?.gainDB = 20 * Float(log10(Double(scale)))
+        guard scale != 1 || ramp.map({ !$0.isEmpty }) == true else { return decoder }
+        return ReplayGainDecoder(decoder, scale: scale, mixRamp: ramp)
     }
 
     public func sourceChanged(_ song: Song) -> Bool {

@@ -20,7 +20,7 @@ final class PartitionTests: XCTestCase {
         init(frames: Int64) { self.frames = frames }
 
         /// URIs containing "empty" decode no frame at all; "tiny" ones less than a chunk.
-        func openDecoder(for song: Song, replayGain: ReplayGainSettings) throws -> any AudioDecoder {
+        func openDecoder(for song: Song, replayGain: ReplayGainSettings, mixRamp: Bool) throws -> any AudioDecoder {
             opened.withLock { $0.append(song.uri) }
             guard !song.uri.contains("broken") else { throw DecoderError("cannot open \(song.uri)") }
             if song.uri.contains("empty") { return Silence(frames: 0) }

@@ -91,6 +91,7 @@ public struct FFmpegPlugin: DecoderPlugin {
         if options.picture { result.picture = FFmpegTags.picture(input) }
         result.tag = collector.tag
         result.replayGain = collector.replayGain
+        result.mixRamp = collector.mixRamp
         return result
     }
 
@@ -127,7 +128,7 @@ enum FFmpegTags {
             let key = String(cString: found.pointee.key)
             let value = String(cString: found.pointee.value)
             if options.comments { result.comments.append((key, value)) }
-            collector.replayGain.note(key, value)
+            collector.noteLoudness(key, value)
             entry = found
         }
     }

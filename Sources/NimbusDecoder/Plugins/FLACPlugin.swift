@@ -68,6 +68,7 @@ public struct FLACPlugin: DecoderPlugin {
         } while FLAC__metadata_iterator_next(iterator) != 0
         result.tag = collector.tag
         result.replayGain = collector.replayGain
+        result.mixRamp = collector.mixRamp
         return result
     }
 }

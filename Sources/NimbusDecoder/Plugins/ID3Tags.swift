@@ -63,7 +63,7 @@ enum ID3Tags {
         for index in 0..<tag.extras {
             let extra = tag.extra[index]
             guard let name = string(extra.description).first else { continue }
-            if let value = string(extra.text).first { collector.replayGain.note(name, value) }
+            if let value = string(extra.text).first { collector.noteLoudness(name, value) }
             guard let type = userTextTags[name] else { continue }
             for value in string(extra.text) { collector.add(type, trimmed(value)) }
         }

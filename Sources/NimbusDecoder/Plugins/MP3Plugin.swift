@@ -27,8 +27,10 @@ public struct MP3Plugin: DecoderPlugin {
         let frames = mpg123_length(handle.handle)
         if frames > 0 { collector.setDuration(frames: UInt64(frames), rate: UInt32(rate)) }
         result.picture = ID3Tags.collect(from: handle.handle, into: &collector, wantPicture: options.picture)
+        for (key, value) in APETags.items(in: stream) { collector.noteLoudness(key, value) }
         result.tag = collector.tag
         result.replayGain = collector.replayGain
+        result.mixRamp = collector.mixRamp
         return result
     }
 }

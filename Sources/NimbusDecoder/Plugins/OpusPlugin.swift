@@ -41,6 +41,7 @@ public struct OpusPlugin: DecoderPlugin {
                     continue
                 }
                 if options.comments { result.comments.append((key, value)) }
+                collector.mixRamp.note(key, value)
                 if options.picture, result.picture == nil, key.caseInsensitiveEquals("METADATA_BLOCK_PICTURE") {
                     result.picture = FLACPictureBlock.parse(base64: value)
                 }
@@ -54,6 +55,7 @@ public struct OpusPlugin: DecoderPlugin {
             result.replayGain = ReplayGainInfo(trackGain: gains.track.map { $0 + outputGain }, albumGain: gains.album.map { $0 + outputGain })
         }
         result.tag = collector.tag
+        result.mixRamp = collector.mixRamp
         return result
     }
 

@@ -32,6 +32,7 @@ public struct VorbisPlugin: DecoderPlugin {
         }
         result.tag = collector.tag
         result.replayGain = collector.replayGain
+        result.mixRamp = collector.mixRamp
         return result
     }
 }

@@ -1,0 +1,53 @@
+import NimbusDecoder
+@testable import NimbusPlayer
+import XCTest
+
+/// MPD's rules for when and how long two songs overlap.
+final class CrossfadeSettingsTests: XCTestCase {
+    func testMixRampProfilesInterpolateLikeMPD() {
+        let profile = "-90.00 0.00;-20.00 1.00;-14.00 3.00;0.00 8.00"
+        XCTAssertEqual(MixRampTags.time(in: profile, reaching: -17) ?? .nan, 2.0, accuracy: 1e-6, "halfway between two pairs")
+        XCTAssertEqual(MixRampTags.time(in: profile, reaching: -14) ?? .nan, 3.0, accuracy: 1e-6, "an exact pair")
+        XCTAssertEqual(MixRampTags.time(in: profile, reaching: -95) ?? .nan, 0.0, accuracy: 1e-6, "quieter than any pair: the first")
+        XCTAssertNil(MixRampTags.time(in: profile, reaching: 3), "never that loud")
+        XCTAssertNil(MixRampTags.time(in: "-90.00;-17 2", reaching: -17), "a pair without its time")
+        XCTAssertNil(MixRampTags.time(in: "", reaching: -17))
+    }
+
+    func testOverlapFollowsMixRampWithBothProfilesAndCrossfadeWithout() {
+        let tail = MixRampTags(end: "-90.00 0.00;-17.00 2.00")
+        let head = MixRampTags(start: "-90.00 0.00;-17.00 1.50")
+        let settings = CrossfadeSettings(seconds: 5, mixRampDB: -17, mixRampDelay: 1)
+        let mixed = settings.overlap(outgoing: tail, incoming: head)
+        XCTAssertEqual(mixed?.seconds ?? .nan, 2.5, accuracy: 1e-6)
+        XCTAssertEqual(mixed?.additive, true, "MixRamp sums the songs")
+        XCTAssertNil(CrossfadeSettings(seconds: 5, mixRampDB: -17, mixRampDelay: 4).overlap(outgoing: tail, incoming: head),
+            "a delay longer than the profiles allow: no overlap (MPD)")
+        let plain = settings.overlap(outgoing: tail, incoming: MixRampTags())
+        XCTAssertEqual(plain?.seconds, 5, "a missing profile falls back to the crossfade time")
+        XCTAssertEqual(plain?.additive, false)
+        // ReplayGain moves the level the profile is read at: +3 dB applied means -20 dB measured.
+        let louder = MixRampTags(start: "-90.00 0.00;-20.00 0.50;-17.00 1.50", gainDB: 3)
+        XCTAssertEqual(settings.overlap(outgoing: tail, incoming: louder)?.seconds ?? .nan, 1.5, accuracy: 1e-6)
+        XCTAssertNil(CrossfadeSettings(seconds: 0).overlap(outgoing: nil, incoming: nil), "crossfade off")
+    }
+
+    func testShortSongsNeverFade() {
+        let settings = CrossfadeSettings(seconds: 10)
+        XCTAssertTrue(settings.canFade(songSeconds: 20))
+        XCTAssertFalse(settings.canFade(songSeconds: 19.9), "MPD's 20 s minimum")
+        XCTAssertFalse(CrossfadeSettings(seconds: 25).canFade(songSeconds: 24), "shorter than the fade")
+        XCTAssertFalse(settings.canFade(songSeconds: nil), "unknown length (a stream)")
+    }
+
+    func testEqualPowerCurve() {
+        let curve = FadeCurve(frames: 100, additive: false)
+        for position in [0, 25, 50, 99, 100] {
+            let power = curve.fadeIn(at: position) * curve.fadeIn(at: position) + curve.fadeOut(at: position) * curve.fadeOut(at: position)
+            XCTAssertEqual(power, 1, accuracy: 1e-5)
+        }
+        XCTAssertEqual(curve.fadeIn(at: 0), 0)
+        XCTAssertEqual(curve.fadeOut(at: 100), 0, accuracy: 1e-6)
+        XCTAssertEqual(FadeCurve(frames: 100, additive: true).fadeOut(at: 50), 1)
+    }
+}
