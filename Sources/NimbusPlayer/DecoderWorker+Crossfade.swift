@@ -219,8 +219,10 @@ extension DecoderWorker {
     /// A skip (`next`, `previous`) while playing: the song left behind, reopened where it was
     /// heard, fades out under the new one. Songs too short to fade simply cut, as in MPD.
     func startSkipFade(from leaving: PlayItem) {
+        // A stream of unknown length (a radio) is not reopened to fade it: the skip cuts.
         guard crossfade.isEnabled, decoder != nil, let current,
-            crossfade.canFade(songSeconds: current.lengthMilliseconds.map { Double($0) / 1000 })
+            crossfade.canFade(songSeconds: current.lengthMilliseconds.map { Double($0) / 1000 }),
+            crossfade.canFade(songSeconds: leaving.lengthMilliseconds.map { Double($0) / 1000 })
         else { return }
         do {
             let opened = try leaving.open()

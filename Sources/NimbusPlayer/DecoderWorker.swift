@@ -295,6 +295,8 @@ final class DecoderWorker: @unchecked Sendable {
         condition.unlock()
         if box.shutdown { return false }
         crossfade = box.crossfade
+        // A new answer or new settings may allow a fade that was ruled out.
+        if box.changed { noFadeAfter = nil }
         if box.stop || box.start != nil {
             dropCrossfade()
             answer = nil
