@@ -117,6 +117,31 @@ final class HTTPDOutputTests: XCTestCase {
         withExtendedLifetime(slow) {}
     }
 
+    /// A listener joining a running stream gets the last second and a half at once (after the
+    /// stream header), then real time: its decoder starts without waiting for a buffer to fill.
+    func testALateListenerGetsABurstOfTheLastSecondAndAHalf() throws {
+        let music = try music()
+        let port = freePort()
+        let (_, client) = try daemon(encoder: "wave", port: port, music: music)
+        try playAll(client)
+        XCTAssertTrue(client.waitForStatus("state: play", "song: 1"), "the second song did not start")
+        let late = try LineClient(.tcp(host: "127.0.0.1", port: port), timeout: 5)
+        try late.send("GET / HTTP/1.0\r\n\r\n")
+        var received: [UInt8] = []
+        let start = Date()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date().timeIntervalSince(start) < 0.3 {
+            let count = buffer.withUnsafeMutableBytes { recv(late.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 { received += buffer[..<count] } else { usleep(5000) }
+        }
+        guard let headerEnd = (0..<max(0, received.count - 3)).first(where: { received[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) })
+        else { return XCTFail("no HTTP answer") }
+        // 44-byte WAV header, then 176,400 bytes per second of 44100:16:2.
+        let audioSeconds = Double(received.count - headerEnd - 4 - 44) / 176_400
+        XCTAssertGreaterThan(audioSeconds, 1.4, "a burst of what was just played")
+        XCTAssertLessThan(audioSeconds, 1.5 + 0.3 + 0.25, "no more than the burst and real time")
+    }
+
     func testICYMetadataNamesEachSongAtTheAnnouncedInterval() throws {
         let music = try music()
         let port = freePort()

@@ -62,8 +62,9 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
             lock.unlock()
             throw error
         }
+        let seconds = openFormat.map { Double(pcm.count / max($0.frameBytes, 1)) / Double($0.sampleRate) } ?? 0
         lock.unlock()
-        server.broadcast(bytes)
+        server.broadcast(bytes, seconds: seconds)
     }
 
     public func songStarted(title: String?) {
@@ -112,7 +113,7 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
                     let silence = [UInt8](repeating: 0, count: Int(format.sampleRate) / 10 * format.frameBytes)
                     return (try? silence.withUnsafeBytes { try encoder.encode($0) }) ?? []
                 }
-                self.server.broadcast(bytes)
+                self.server.broadcast(bytes, seconds: 0.1)
             }
         }
         thread.name = "httpd-silence"

@@ -5,7 +5,10 @@ import Glibc
 /// listener's socket, never blocking playback. Each listener has its own queue of whole
 /// encoder chunks; one that falls more than `backlog` bytes behind loses its oldest chunks
 /// (a gap for that listener alone) instead of slowing the player or the others. Listeners
-/// that asked with `Icy-MetaData: 1` get `StreamTitle` every `icy-metaint` bytes.
+/// that asked with `Icy-MetaData: 1` get `StreamTitle` every `icy-metaint` bytes. A listener
+/// that joins a running stream first gets its last second and a half (Icecast's burst on
+/// connect; MPD sends nothing old): a browser starts playing at once instead of waiting to
+/// fill its buffer at real time, and does not run dry right after starting.
 final class StreamServer: @unchecked Sendable {
     // Invariant: everything below `lock` is only touched with it held; sockets are written by
     // the server thread only.
@@ -13,6 +16,10 @@ final class StreamServer: @unchecked Sendable {
     private var listeners: [Listener] = []
     private var stream: (contentType: String, header: [UInt8])?
     private var title = ""
+    /// The newest encoder chunks, whole (pages, for Ogg), with the seconds each holds.
+    private var recent: [(bytes: [UInt8], seconds: Double)] = []
+    private var recentSeconds = 0.0
+    static let burstSeconds = 1.5
     private var titleVersion = 0
     private var stopped = false
 
@@ -71,6 +78,8 @@ final class StreamServer: @unchecked Sendable {
     func start(contentType: String, header: [UInt8]) {
         lock.withLock {
             stream = (contentType, header)
+            recent = []
+            recentSeconds = 0
             for listener in listeners where listener.state == .waiting { begin(listener) }
         }
         wake()
@@ -80,15 +89,24 @@ final class StreamServer: @unchecked Sendable {
     func end() {
         lock.withLock {
             stream = nil
+            recent = []
+            recentSeconds = 0
             for listener in listeners where listener.state == .streaming { listener.state = .closing }
         }
         wake()
     }
 
-    func broadcast(_ bytes: [UInt8]) {
+    /// `seconds`: how much audio the bytes hold, for the burst a new listener gets.
+    func broadcast(_ bytes: [UInt8], seconds: Double = 0) {
         guard !bytes.isEmpty else { return }
         lock.withLock {
             for listener in listeners where listener.state == .streaming { listener.enqueue(bytes) }
+            recent.append((bytes, seconds))
+            recentSeconds += seconds
+            while let oldest = recent.first, recentSeconds - oldest.seconds >= Self.burstSeconds {
+                recentSeconds -= oldest.seconds
+                recent.removeFirst()
+            }
         }
         wake()
     }
@@ -207,6 +225,7 @@ final class StreamServer: @unchecked Sendable {
         }
         listener.state = .streaming
         listener.enqueue(stream.header)
+        for chunk in recent { listener.enqueue(chunk.bytes) }
     }
 
     /// Writes what the socket takes now, ICY blocks interleaved every `metaInterval` bytes.
