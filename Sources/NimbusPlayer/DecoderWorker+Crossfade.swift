@@ -101,18 +101,8 @@ extension DecoderWorker {
         } else {
             startFrame = frame
             let frameBytes = decoder.format.frameBytes
-            var capacity = min(chunkFrames, MusicPipe.chunkBytes / frameBytes, framesBeforeOverlap())
-            if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame))) }
             if scratch.count < MusicPipe.chunkBytes { scratch = [UInt8](repeating: 0, count: MusicPipe.chunkBytes) }
-            if capacity > 0 {
-                do {
-                    frames = try scratch.withUnsafeMutableBytes { raw in
-                        try decoder.decode(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<(capacity * frameBytes)]))
-                    }
-                } catch {
-                    failure = (error as? DecoderError)?.message ?? "\(error)"
-                }
-            }
+            (frames, failure) = decodeFrames(decoder, into: &scratch, limit: chunkFrames)
             if frames > 0 {
                 if toFloats?.input != decoder.format || toFloats?.output != mixFormat {
                     toFloats = PCMConverter(from: decoder.format, to: mixFormat)
@@ -125,22 +115,9 @@ extension DecoderWorker {
                 frames = floats.count / channels
             }
         }
-        if (failure != nil || frames == 0) && interrupt.isPending {
-            broken = true
-            return
-        }
-        if frames == 0 {
-            songFinished(current, failure: failure)
-            return
-        }
+        if stepEnded(frames: frames, failure: failure, current) { return }
         applyFade(frames: frames, channels: channels)
-        if encoder?.input != mixFormat || encoder?.output != outFormat { encoder = PCMConverter(from: mixFormat, to: outFormat) }
-        let produced = floats.withUnsafeBytes { raw in
-            var result = false
-            encoder!.convert(raw, volume: 100) { result = produceChunk($0, format: outFormat, startFrame: startFrame) }
-            return result
-        }
-        if produced {
+        if produceFloats(startFrame: startFrame) {
             if through != nil { outFrame += Int64(frames) } else { frame += Int64(frames) }
         }
         if let failure { songFinished(current, failure: failure) }
@@ -205,15 +182,18 @@ extension DecoderWorker {
         let leftover = source.takePending()
         guard !leftover.isEmpty else { return }
         floats = leftover
+        _ = produceFloats(startFrame: frame - Int64(leftover.count / Int(outFormat.channels)))
+    }
+
+    /// Writes `floats` as one chunk in the pipe's format.
+    private func produceFloats(startFrame: Int64) -> Bool {
         let mixFormat = AudioFormat(sampleRate: outFormat.sampleRate, sample: .float, channels: outFormat.channels)
         if encoder?.input != mixFormat || encoder?.output != outFormat { encoder = PCMConverter(from: mixFormat, to: outFormat) }
-        let frames = leftover.count / Int(outFormat.channels)
-        let produced = floats.withUnsafeBytes { raw in
+        return floats.withUnsafeBytes { raw in
             var result = false
-            encoder!.convert(raw, volume: 100) { result = produceChunk($0, format: outFormat, startFrame: frame - Int64(frames)) }
+            encoder!.convert(raw, volume: 100) { result = produceChunk($0, format: outFormat, startFrame: startFrame) }
             return result
         }
-        _ = produced
     }
 
     /// A skip (`next`, `previous`) while playing: the song left behind, reopened where it was

@@ -182,29 +182,8 @@ final class DecoderWorker: @unchecked Sendable {
     /// The plain path: the song's own PCM straight into the pipe, sample-exact.
     private func directStep(_ decoder: any AudioDecoder, _ current: PlayItem, buffer: inout [UInt8]) {
         let frameBytes = decoder.format.frameBytes
-        var capacity = MusicPipe.chunkBytes / frameBytes
-        if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame))) }
-        capacity = min(capacity, framesBeforeOverlap())
-        var frames = 0
-        var failure: String?
-        if capacity > 0 {
-            do {
-                frames = try buffer.withUnsafeMutableBytes { raw in
-                    try decoder.decode(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<(capacity * frameBytes)]))
-                }
-            } catch {
-                failure = (error as? DecoderError)?.message ?? "\(error)"
-            }
-        }
-        if (failure != nil || frames == 0) && interrupt.isPending {
-            // A command broke a wait for the network: not the song's fault.
-            broken = true
-            return
-        }
-        if frames == 0 {
-            songFinished(current, failure: failure)
-            return
-        }
+        let (frames, failure) = decodeFrames(decoder, into: &buffer, limit: Int.max)
+        if stepEnded(frames: frames, failure: failure, current) { return }
         let startFrame = frame
         let produced = buffer.withUnsafeBytes { raw in
             produceChunk(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), format: decoder.format, startFrame: startFrame)
@@ -215,6 +194,37 @@ final class DecoderWorker: @unchecked Sendable {
             events(.failed(token: current.token, message: failure))
             songEnded(current.token)
         }
+    }
+
+    /// Decodes up to a chunk of the current song (`limit` frames at most), stopping at its
+    /// range end and where an overlap must begin.
+    func decodeFrames(_ decoder: any AudioDecoder, into buffer: inout [UInt8], limit: Int) -> (frames: Int, failure: String?) {
+        let frameBytes = decoder.format.frameBytes
+        var capacity = min(limit, buffer.count / frameBytes, framesBeforeOverlap())
+        if let endFrame { capacity = min(capacity, Int(max(0, endFrame - frame))) }
+        guard capacity > 0 else { return (0, nil) }
+        do {
+            let frames = try buffer.withUnsafeMutableBytes { raw in
+                try decoder.decode(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<(capacity * frameBytes)]))
+            }
+            return (frames, nil)
+        } catch {
+            return (0, (error as? DecoderError)?.message ?? "\(error)")
+        }
+    }
+
+    /// After a decode: true when nothing is left to write this round — a command broke a wait
+    /// for the network (not the song's fault), or the song has nothing more.
+    func stepEnded(frames: Int, failure: String?, _ current: PlayItem) -> Bool {
+        if (failure != nil || frames == 0) && interrupt.isPending {
+            broken = true
+            return true
+        }
+        if frames == 0 {
+            songFinished(current, failure: failure)
+            return true
+        }
+        return false
     }
 
     /// Writes one chunk of the current song; false when a command cleared the pipe meanwhile.

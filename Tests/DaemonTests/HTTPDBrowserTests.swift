@@ -35,15 +35,7 @@ final class HTTPDBrowserTests: XCTestCase {
             try FileManager.default.removeItem(atPath: wav)
         }
         let port = freePort()
-        let config = """
-            audio_output {
-                type "httpd"
-                name "Nimbus stream"
-                port "\(port)"
-                bind_to_address "127.0.0.1"
-                encoder "\(encoder)"
-            }
-            """
+        let config = httpdBlock(port: port, encoder: encoder)
         let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
         keep.append(daemon)
         try daemon.waitForDatabase(songs: 2)

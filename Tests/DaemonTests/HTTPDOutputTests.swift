@@ -28,16 +28,7 @@ final class HTTPDOutputTests: XCTestCase {
     }
 
     private func daemon(encoder: String, port: Int, music: TemporaryDirectory) throws -> (ServerProcess, LineClient) {
-        let config = """
-            audio_output {
-                type "httpd"
-                name "Nimbus stream"
-                port "\(port)"
-                bind_to_address "127.0.0.1"
-                encoder "\(encoder)"
-                format "44100:16:2"
-            }
-            """
+        let config = httpdBlock(port: port, encoder: encoder, extra: "format \"44100:16:2\"")
         let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
         keep.append(daemon)
         try daemon.waitForDatabase(songs: 3)
@@ -225,4 +216,18 @@ final class HTTPDOutputTests: XCTestCase {
         XCTAssertTrue(daemon.process.isRunning)
         XCTAssertEqual(try client.request("ping"), ["OK"])
     }
+}
+
+/// The httpd output block the stream tests configure, on loopback.
+func httpdBlock(port: Int, encoder: String, extra: String = "") -> String {
+    """
+    audio_output {
+        type "httpd"
+        name "Nimbus stream"
+        port "\(port)"
+        bind_to_address "127.0.0.1"
+        encoder "\(encoder)"
+        \(extra)
+    }
+    """
 }
