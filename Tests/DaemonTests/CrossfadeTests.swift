@@ -131,6 +131,36 @@ final class CrossfadeTests: XCTestCase {
         XCTAssertEqual(windows.amplitude(0, at: arrival + 2.2), 0, accuracy: 0.01, "and is gone after two seconds")
         XCTAssertEqual(windows.amplitude(1, at: arrival + 2.2), 0.5, accuracy: 0.02)
     }
+
+    /// Deleting the song that is fading in, while its overlap is being decoded: the outgoing
+    /// song plays on, the new follower fades in for what is left of the overlap, nothing
+    /// hangs and the queue goes on. (The decoder runs about six seconds of CD audio ahead of
+    /// what is heard, so the edit comes at 12.5 s heard of a fade decoded from 17 s to 21 s.)
+    func testDeletingTheIncomingSongMidFadeBringsInTheNewFollower() throws {
+        let music = TemporaryDirectory("nimbus-xfade-edit")
+        for (name, frequency) in [("a", 1000), ("b", 500), ("c", 1500)] {
+            try sine(music, name, seconds: 21, frequency: frequency)
+            try flac(music, name)
+        }
+        let (capture, client) = try start(music: music, songs: 3, paced: true)
+        for command in ["crossfade 4", "add a.flac", "add b.flac", "add c.flac", "play", "seekcur 10"] {
+            XCTAssertEqual(try client.request(command), ["OK"], command)
+        }
+        XCTAssertTrue(waitUntil(timeout: 10) { (try? client.request("status"))?.contains { $0.hasPrefix("elapsed: 12.5") } == true })
+        XCTAssertEqual(try client.request("delete 1"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? client.request("currentsong"))?.contains("file: c.flac") == true },
+            "the new follower became current")
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try client.request("stop"), ["OK"])
+        let left = AudioFixtures.leftChannel(capture.bytes)
+        let windows = Envelope(left, frequencies: [1000, 1500])
+        guard let arrival = windows.firstTime(1, above: 0.02) else { return XCTFail("c never came") }
+        XCTAssertGreaterThan(windows.amplitude(0, at: arrival + 0.2), 0.05, "c came in while a was still fading out")
+        XCTAssertLessThan(windows.amplitude(1, at: arrival + 0.2), 0.45, "c faded in rather than cutting in")
+        let end = Double(left.count) / 44100
+        XCTAssertEqual(windows.amplitude(1, at: end - 0.3), 0.5, accuracy: 0.03, "c plays at full level after the overlap")
+        XCTAssertEqual(windows.amplitude(0, at: end - 0.3), 0, accuracy: 0.01, "a is over")
+    }
 }
 
 /// Amplitudes of given frequencies in consecutive 10 ms windows (441 frames hold whole
