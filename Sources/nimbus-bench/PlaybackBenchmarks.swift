@@ -107,6 +107,23 @@ struct PlaybackBenchmarks {
             }
             report.add(Figure(name: "CPU per second playing \(file)", unit: "ms", nimbus: cpu.0, mpd: cpu.1, better: .lower))
         }
+        // The same with a 5 s crossfade into the next song inside the window: both daemons mix
+        // (same format), MPD in its player thread and Nimbus on its decoder thread, which runs
+        // up to a pipe ahead of what is heard — so the window starts 12 s before the end.
+        let fade = daemons.measure(rounds: quick ? 1 : 3) { daemon -> Double in
+            let client = try! daemon.connect()
+            for command in ["clear", "crossfade 5", "add long.flac", "add long.flac", "play", "seekcur \(minutes * 60 - 12)"] {
+                _ = try! client.request(command)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let before = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier)
+            Thread.sleep(forTimeInterval: 10)
+            let used = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier) - before
+            _ = try! client.request("stop")
+            _ = try! client.request("crossfade 0")
+            return used / 1000 / 10
+        }
+        report.add(Figure(name: "CPU per second across a 5 s crossfade (FLAC)", unit: "ms", nimbus: fade.0, mpd: fade.1, better: .lower))
     }
 
     private func largeQueue(_ music: TemporaryDirectory, into report: inout BenchReport) throws {

@@ -4,7 +4,7 @@ import NimbusHarness
 import NimbusInput
 import XCTest
 
-/// APEv2 items at the end of an MP3 carry ReplayGain and MixRamp.
+/// An MP3's loudness tags: APEv2 items at its end and ID3 TXXX frames carry ReplayGain and MixRamp.
 final class APETagsTests: XCTestCase {
     private func apeTag(_ items: [(String, String)], binary: (String, [UInt8])? = nil) -> [UInt8] {
         func le(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
@@ -30,6 +30,17 @@ final class APETagsTests: XCTestCase {
         XCTAssertEqual(result.mixRamp.end, "-90.00 0.00;-17.00 2.00", "keys are case-insensitive")
         XCTAssertEqual(result.replayGain.trackGain, -3)
         XCTAssertEqual(result.tag.duration ?? 0, 1000, accuracy: 30, "the tag does not disturb the audio")
+    }
+
+    func testMixRampComesFromID3TXXXFrames() throws {
+        let directory = TemporaryDirectory()
+        try AudioFixtures.writeSineWAV(to: directory.file("a.wav"), frames: 44100)
+        try runTool("lame", [
+            "--quiet", "--tv", "TXXX=MIXRAMP_START=-90.00 0.00;-17.00 1.50", "--tv", "TXXX=MIXRAMP_END=-90.00 0.00;-17.00 2.00",
+            directory.file("a.wav"), directory.file("a.mp3"),
+        ])
+        let result = try MP3Plugin().scan(try FileInputStream(path: directory.file("a.mp3")), options: ScanOptions())
+        XCTAssertEqual(result.mixRamp, MixRampTags(start: "-90.00 0.00;-17.00 1.50", end: "-90.00 0.00;-17.00 2.00"))
     }
 
     func testABrokenTagIsIgnored() throws {
