@@ -33,8 +33,8 @@ public final class LineClient {
     deinit { close(fd) }
 
     /// Connects and consumes the greeting line, returning it.
-    public static func connected(_ endpoint: Endpoint) throws -> (LineClient, String) {
-        let client = try LineClient(endpoint)
+    public static func connected(_ endpoint: Endpoint, timeout: Double = 5) throws -> (LineClient, String) {
+        let client = try LineClient(endpoint, timeout: timeout)
         return (client, try client.readLine())
     }
 

@@ -137,8 +137,9 @@ public final class ServerProcess {
         return (lines.firstIndex { $0.contains(text) } ?? -1) + 1
     }
 
-    public func connect() throws -> LineClient {
-        try LineClient.connected(endpoint).0
+    /// `timeout`: how long a read may wait (an `idle` that lasts a whole song needs more).
+    public func connect(timeout: Double = 5) throws -> LineClient {
+        try LineClient.connected(endpoint, timeout: timeout).0
     }
 
     /// Sends SIGTERM and waits for exit; returns the exit status.

@@ -66,7 +66,7 @@ struct PlaybackBenchmarks {
                 _ = try! client.request("clear")
                 _ = try! client.request("add \(file)")
                 // Wait on `idle player` rather than polling, which would take CPU from the decoder.
-                let watcher = try! daemon.connect()
+                let watcher = try! daemon.connect(timeout: 300)
                 return seconds {
                     try! watcher.send("idle player\n")
                     _ = try! client.request("play")
