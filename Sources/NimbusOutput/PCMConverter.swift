@@ -69,48 +69,66 @@ public final class PCMConverter {
         try bytes.withUnsafeBytes { try body($0) }
     }
 
+    /// Appends `frames` frames of `pcm` as floats in -1…1. Written through pointers: appending
+    /// sample by sample cost more than the mixing a crossfade does with the result.
     static func toFloat(_ pcm: UnsafeRawBufferPointer, format: AudioFormat, frames: Int, into floats: inout [Float]) {
         let count = frames * Int(format.channels)
-        floats.reserveCapacity(count)
-        switch format.sample {
-        case .s8:
-            for index in 0..<count { floats.append(Float(Int8(bitPattern: pcm[index])) / 128) }
-        case .s16:
-            let samples = pcm.bindMemory(to: Int16.self)
-            for index in 0..<count { floats.append(Float(samples[index]) / 32768) }
-        case .s24:
-            let samples = pcm.bindMemory(to: Int32.self)
-            for index in 0..<count { floats.append(Float(samples[index]) / 8_388_608) }
-        case .s32:
-            let samples = pcm.bindMemory(to: Int32.self)
-            for index in 0..<count { floats.append(Float(samples[index]) / 2_147_483_648) }
-        case .float:
-            let samples = pcm.bindMemory(to: Float.self)
-            for index in 0..<count { floats.append(samples[index]) }
-        case .dsd:
-            break
+        guard format.sample != .dsd, count > 0 else { return }
+        let start = floats.count
+        floats.append(contentsOf: repeatElement(0, count: count))
+        floats.withUnsafeMutableBufferPointer { all in
+            let out = UnsafeMutableBufferPointer(rebasing: all[start..<(start + count)])
+            switch format.sample {
+            case .s8:
+                for index in 0..<count { out[index] = Float(Int8(bitPattern: pcm[index])) / 128 }
+            case .s16:
+                let samples = pcm.bindMemory(to: Int16.self)
+                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 32768) }
+            case .s24:
+                let samples = pcm.bindMemory(to: Int32.self)
+                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 8_388_608) }
+            case .s32:
+                let samples = pcm.bindMemory(to: Int32.self)
+                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 2_147_483_648) }
+            case .float:
+                let samples = pcm.bindMemory(to: Float.self)
+                for index in 0..<count { out[index] = samples[index] }
+            case .dsd:
+                break
+            }
         }
     }
 
+    /// Appends `samples` in `format`, rounded and clipped.
     static func fromFloat(_ samples: [Float], format: AudioFormat, into bytes: inout [UInt8]) {
-        bytes.reserveCapacity(samples.count * format.sample.bytes)
+        guard format.sample != .dsd, !samples.isEmpty else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: samples.count * format.sample.bytes))
         func clamp(_ value: Float, _ scale: Float) -> Float { max(-scale, min(scale - 1, (value * scale).rounded())) }
-        switch format.sample {
-        case .s8:
-            for sample in samples { bytes.append(UInt8(bitPattern: Int8(clamp(sample, 128)))) }
-        case .s16:
-            for sample in samples { withUnsafeBytes(of: Int16(clamp(sample, 32768)).littleEndian) { bytes.append(contentsOf: $0) } }
-        case .s24:
-            for sample in samples { withUnsafeBytes(of: Int32(clamp(sample, 8_388_608)).littleEndian) { bytes.append(contentsOf: $0) } }
-        case .s32:
-            for sample in samples {
-                let value = Int32(max(-2_147_483_648, min(2_147_483_647, Double(sample) * 2_147_483_648)))
-                withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        samples.withUnsafeBufferPointer { input in
+            bytes.withUnsafeMutableBytes { all in
+                let raw = UnsafeMutableRawBufferPointer(rebasing: all[start...])
+                switch format.sample {
+                case .s8:
+                    for (index, sample) in input.enumerated() { raw[index] = UInt8(bitPattern: Int8(clamp(sample, 128))) }
+                case .s16:
+                    let out = raw.bindMemory(to: Int16.self)
+                    for (index, sample) in input.enumerated() { out[index] = Int16(clamp(sample, 32768)).littleEndian }
+                case .s24:
+                    let out = raw.bindMemory(to: Int32.self)
+                    for (index, sample) in input.enumerated() { out[index] = Int32(clamp(sample, 8_388_608)).littleEndian }
+                case .s32:
+                    let out = raw.bindMemory(to: Int32.self)
+                    for (index, sample) in input.enumerated() {
+                        out[index] = Int32(max(-2_147_483_648, min(2_147_483_647, Double(sample) * 2_147_483_648))).littleEndian
+                    }
+                case .float:
+                    let out = raw.bindMemory(to: Float.self)
+                    for (index, sample) in input.enumerated() { out[index] = sample }
+                case .dsd:
+                    break
+                }
             }
-        case .float:
-            for sample in samples { withUnsafeBytes(of: sample) { bytes.append(contentsOf: $0) } }
-        case .dsd:
-            break
         }
     }
 

@@ -57,6 +57,40 @@ struct FadeCurve {
     let frames: Int
     let additive: Bool
 
+    /// The (fade-in, fade-out) gains frame by frame from `position`: a rotation by a fixed
+    /// angle per frame instead of two trigonometric calls per frame.
+    func gains(from position: Int) -> Gains { Gains(curve: self, position: position) }
+
+    struct Gains {
+        private var sine: Double
+        private var cosine: Double
+        private let stepSine: Double
+        private let stepCosine: Double
+        private var remaining: Int
+        private let additive: Bool
+
+        init(curve: FadeCurve, position: Int) {
+            additive = curve.additive
+            let frames = max(curve.frames, 1)
+            let angle = Double(min(max(position, 0), frames)) / Double(frames) * .pi / 2
+            sine = sin(angle)
+            cosine = cos(angle)
+            let step = .pi / 2 / Double(frames)
+            stepSine = sin(step)
+            stepCosine = cos(step)
+            remaining = max(0, frames - position)
+        }
+
+        mutating func next() -> (fadeIn: Float, fadeOut: Float) {
+            if additive { return (1, 1) }
+            guard remaining > 0 else { return (1, 0) }
+            let result = (Float(sine), Float(max(0, cosine)))
+            (sine, cosine) = (sine * stepCosine + cosine * stepSine, cosine * stepCosine - sine * stepSine)
+            remaining -= 1
+            return result
+        }
+    }
+
     func fadeIn(at position: Int) -> Float {
         if additive { return 1 }
         let t = min(1, max(0, Double(position) / Double(max(frames, 1))))

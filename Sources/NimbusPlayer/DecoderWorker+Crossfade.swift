@@ -132,15 +132,18 @@ extension DecoderWorker {
             secondary.read(frames: frames, into: &mixed, padding: true)
         }
         let hasSecondary = fade.secondary != nil
-        for index in 0..<frames {
-            let position = fade.position + index
-            let fadingIn = curve.fadeIn(at: position), fadingOut = curve.fadeOut(at: position)
-            let own = fade.primaryFadesIn ? fadingIn : fadingOut
-            let other = fade.primaryFadesIn ? fadingOut : fadingIn
-            let base = index * channels
-            for channel in 0..<channels {
-                let sample = floats[base + channel] * own
-                floats[base + channel] = hasSecondary ? sample + mixed[base + channel] * other : sample
+        var gains = curve.gains(from: fade.position)
+        floats.withUnsafeMutableBufferPointer { own in
+            mixed.withUnsafeBufferPointer { other in
+                for index in 0..<frames {
+                    let (fadingIn, fadingOut) = gains.next()
+                    let ownGain = fade.primaryFadesIn ? fadingIn : fadingOut
+                    let otherGain = fade.primaryFadesIn ? fadingOut : fadingIn
+                    let base = index * channels
+                    for channel in base..<(base + channels) {
+                        own[channel] = hasSecondary ? own[channel] * ownGain + other[channel] * otherGain : own[channel] * ownGain
+                    }
+                }
             }
         }
         fade.position += frames

@@ -49,5 +49,15 @@ final class CrossfadeSettingsTests: XCTestCase {
         XCTAssertEqual(curve.fadeIn(at: 0), 0)
         XCTAssertEqual(curve.fadeOut(at: 100), 0, accuracy: 1e-6)
         XCTAssertEqual(FadeCurve(frames: 100, additive: true).fadeOut(at: 50), 1)
+        // The frame-by-frame rotation follows the curve, from any starting point, to the end.
+        var gains = FadeCurve(frames: 44100, additive: false).gains(from: 1000)
+        for position in 1000..<44200 {
+            let (fadeIn, fadeOut) = gains.next()
+            let curve = FadeCurve(frames: 44100, additive: false)
+            let expected = position < 44100 ? (curve.fadeIn(at: position), curve.fadeOut(at: position)) : (1, 0)
+            if abs(fadeIn - expected.0) > 1e-5 || abs(fadeOut - expected.1) > 1e-5 {
+                return XCTFail("frame \(position): \(fadeIn), \(fadeOut) instead of \(expected)")
+            }
+        }
     }
 }
