@@ -71,7 +71,7 @@ public final class PCMConverter {
 
     /// Appends `frames` frames of `pcm` as floats in -1…1. Written through pointers: appending
     /// sample by sample cost more than the mixing a crossfade does with the result.
-    static func toFloat(_ pcm: UnsafeRawBufferPointer, format: AudioFormat, frames: Int, into floats: inout [Float]) {
+    public static func toFloat(_ pcm: UnsafeRawBufferPointer, format: AudioFormat, frames: Int, into floats: inout [Float]) {
         let count = frames * Int(format.channels)
         guard format.sample != .dsd, count > 0 else { return }
         let start = floats.count
@@ -100,7 +100,7 @@ public final class PCMConverter {
     }
 
     /// Appends `samples` in `format`, rounded and clipped.
-    static func fromFloat(_ samples: [Float], format: AudioFormat, into bytes: inout [UInt8]) {
+    public static func fromFloat(_ samples: [Float], format: AudioFormat, into bytes: inout [UInt8]) {
         guard format.sample != .dsd, !samples.isEmpty else { return }
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: samples.count * format.sample.bytes))

@@ -81,7 +81,6 @@ extension DecoderWorker {
     /// One chunk through floats: the current song (converted, when it plays `through`),
     /// mixed with the song fading against it.
     func mixStep(_ decoder: any AudioDecoder, _ current: PlayItem) {
-        let mixFormat = AudioFormat(sampleRate: outFormat.sampleRate, sample: .float, channels: outFormat.channels)
         let channels = Int(outFormat.channels)
         let chunkFrames = MusicPipe.chunkBytes / max(outFormat.frameBytes, 4 * channels)
         floats.removeAll(keepingCapacity: true)
@@ -104,15 +103,10 @@ extension DecoderWorker {
             if scratch.count < MusicPipe.chunkBytes { scratch = [UInt8](repeating: 0, count: MusicPipe.chunkBytes) }
             (frames, failure) = decodeFrames(decoder, into: &scratch, limit: chunkFrames)
             if frames > 0 {
-                if toFloats?.input != decoder.format || toFloats?.output != mixFormat {
-                    toFloats = PCMConverter(from: decoder.format, to: mixFormat)
-                }
+                // The direct path's format is the pipe's: only the sample type changes.
                 scratch.withUnsafeBytes { raw in
-                    toFloats!.convert(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), volume: 100) {
-                        floats.append(contentsOf: $0.bindMemory(to: Float.self))
-                    }
+                    PCMConverter.toFloat(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), format: decoder.format, frames: frames, into: &floats)
                 }
-                frames = floats.count / channels
             }
         }
         if stepEnded(frames: frames, failure: failure, current) { return }
@@ -190,13 +184,9 @@ extension DecoderWorker {
 
     /// Writes `floats` as one chunk in the pipe's format.
     private func produceFloats(startFrame: Int64) -> Bool {
-        let mixFormat = AudioFormat(sampleRate: outFormat.sampleRate, sample: .float, channels: outFormat.channels)
-        if encoder?.input != mixFormat || encoder?.output != outFormat { encoder = PCMConverter(from: mixFormat, to: outFormat) }
-        return floats.withUnsafeBytes { raw in
-            var result = false
-            encoder!.convert(raw, volume: 100) { result = produceChunk($0, format: outFormat, startFrame: startFrame) }
-            return result
-        }
+        encoded.removeAll(keepingCapacity: true)
+        PCMConverter.fromFloat(floats, format: outFormat, into: &encoded)
+        return encoded.withUnsafeBytes { produceChunk($0, format: outFormat, startFrame: startFrame) }
     }
 
     /// A skip (`next`, `previous`) while playing: the song left behind, reopened where it was

@@ -69,8 +69,7 @@ final class DecoderWorker: @unchecked Sendable {
     var fade: Fade?
     /// The song whose follower was looked at and will not fade in (too short, no overlap).
     var noFadeAfter: UInt64?
-    var toFloats: PCMConverter?
-    var encoder: PCMConverter?
+    var encoded: [UInt8] = []
     var floats: [Float] = []
     var mixed: [Float] = []
     var scratch: [UInt8] = []

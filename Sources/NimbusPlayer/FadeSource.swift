@@ -11,7 +11,8 @@ final class FadeSource {
     let decoder: any AudioDecoder
     /// Float samples at the pipe's rate and channel count.
     let mixFormat: AudioFormat
-    private var converter: PCMConverter
+    /// Nil when only the sample type changes (no resampling, same channels).
+    private var converter: PCMConverter?
     /// Native frames taken from the decoder so far.
     private(set) var frame: Int64
     private let endFrame: Int64?
@@ -26,7 +27,7 @@ final class FadeSource {
         self.decoder = decoder
         frame = startFrame
         mixFormat = AudioFormat(sampleRate: mixRate, sample: .float, channels: mixChannels)
-        converter = PCMConverter(from: decoder.format, to: mixFormat)
+        converter = Self.converter(from: decoder.format, to: mixFormat)
         endFrame = item.endMilliseconds.map { Int64($0) * Int64(decoder.format.sampleRate) / 1000 }
     }
 
@@ -67,7 +68,11 @@ final class FadeSource {
         pending.removeAll(keepingCapacity: true)
         readIndex = 0
         ended = false
-        converter = PCMConverter(from: decoder.format, to: mixFormat)
+        converter = Self.converter(from: decoder.format, to: mixFormat)
+    }
+
+    private static func converter(from format: AudioFormat, to mixFormat: AudioFormat) -> PCMConverter? {
+        format.sampleRate == mixFormat.sampleRate && format.channels == mixFormat.channels ? nil : PCMConverter(from: format, to: mixFormat)
     }
 
     private func decodeMore() {
@@ -94,9 +99,9 @@ final class FadeSource {
         }
         frame += Int64(frames)
         buffer.withUnsafeBytes { raw in
-            converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), volume: 100) { floats in
-                pending.append(contentsOf: floats.bindMemory(to: Float.self))
-            }
+            let pcm = UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)])
+            guard let converter else { return PCMConverter.toFloat(pcm, format: decoder.format, frames: frames, into: &pending) }
+            converter.convert(pcm, volume: 100) { floats in pending.append(contentsOf: floats.bindMemory(to: Float.self)) }
         }
     }
 }
