@@ -132,8 +132,10 @@ extension Partition {
         var updated = options
         change(&updated)
         guard updated != options else { return }
+        let fading = updated.crossfade != options.crossfade || updated.mixRampDB != options.mixRampDB
+            || updated.mixRampDelay != options.mixRampDelay
         options = updated
-        engine.setCrossfade(crossfadeSettings)
+        if fading { engine.setCrossfade(crossfadeSettings) }
         refreshNext()
         changed(.options)
     }

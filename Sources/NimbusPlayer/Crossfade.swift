@@ -90,16 +90,4 @@ struct FadeCurve {
             return result
         }
     }
-
-    func fadeIn(at position: Int) -> Float {
-        if additive { return 1 }
-        let t = min(1, max(0, Double(position) / Double(max(frames, 1))))
-        return Float(sin(t * .pi / 2))
-    }
-
-    func fadeOut(at position: Int) -> Float {
-        if additive { return 1 }
-        let t = min(1, max(0, Double(position) / Double(max(frames, 1))))
-        return Float(cos(t * .pi / 2))
-    }
 }

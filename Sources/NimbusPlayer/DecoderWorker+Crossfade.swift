@@ -80,7 +80,7 @@ extension DecoderWorker {
 
     /// One chunk through floats: the current song (converted, when it plays `through`),
     /// mixed with the song fading against it.
-    func mixStep(_ decoder: any AudioDecoder, _ current: PlayItem) {
+    func mixStep(_ decoder: any AudioDecoder, _ current: PlayItem, buffer: inout [UInt8]) {
         let channels = Int(outFormat.channels)
         let chunkFrames = MusicPipe.chunkBytes / max(outFormat.frameBytes, 4 * channels)
         floats.removeAll(keepingCapacity: true)
@@ -100,11 +100,10 @@ extension DecoderWorker {
         } else {
             startFrame = frame
             let frameBytes = decoder.format.frameBytes
-            if scratch.count < MusicPipe.chunkBytes { scratch = [UInt8](repeating: 0, count: MusicPipe.chunkBytes) }
-            (frames, failure) = decodeFrames(decoder, into: &scratch, limit: chunkFrames)
+            (frames, failure) = decodeFrames(decoder, into: &buffer, limit: chunkFrames)
             if frames > 0 {
                 // The direct path's format is the pipe's: only the sample type changes.
-                scratch.withUnsafeBytes { raw in
+                buffer.withUnsafeBytes { raw in
                     PCMConverter.toFloat(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), format: decoder.format, frames: frames, into: &floats)
                 }
             }
@@ -114,7 +113,6 @@ extension DecoderWorker {
         if produceFloats(startFrame: startFrame) {
             if through != nil { outFrame += Int64(frames) } else { frame += Int64(frames) }
         }
-        if let failure { songFinished(current, failure: failure) }
     }
 
     /// Scales `floats` (the pipe's song) and adds the other song, along the fade's curve.

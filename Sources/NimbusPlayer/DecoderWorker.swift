@@ -72,7 +72,6 @@ final class DecoderWorker: @unchecked Sendable {
     var encoded: [UInt8] = []
     var floats: [Float] = []
     var mixed: [Float] = []
-    var scratch: [UInt8] = []
     let interrupt = ReadInterrupt()
     /// An interrupted read left the decoder's library in an unknown state.
     var broken = false
@@ -171,7 +170,7 @@ final class DecoderWorker: @unchecked Sendable {
             guard !broken, let decoder, let current else { continue }
             if crossfade.isEnabled || incoming != nil { prepareIncomingIfDue(decoder, current) }
             if through != nil || fade != nil {
-                mixStep(decoder, current)
+                mixStep(decoder, current, buffer: &buffer)
             } else {
                 directStep(decoder, current, buffer: &buffer)
             }
@@ -188,15 +187,11 @@ final class DecoderWorker: @unchecked Sendable {
             produceChunk(UnsafeRawBufferPointer(rebasing: raw[..<(frames * frameBytes)]), format: decoder.format, startFrame: startFrame)
         }
         if produced { frame += Int64(frames) }
-        if let failure {
-            if reopenIfChanged(current) { return }
-            events(.failed(token: current.token, message: failure))
-            songEnded(current.token)
-        }
     }
 
     /// Decodes up to a chunk of the current song (`limit` frames at most), stopping at its
-    /// range end and where an overlap must begin.
+    /// range end and where an overlap must begin. A failure comes with no frames: the song
+    /// ends there.
     func decodeFrames(_ decoder: any AudioDecoder, into buffer: inout [UInt8], limit: Int) -> (frames: Int, failure: String?) {
         let frameBytes = decoder.format.frameBytes
         var capacity = min(limit, buffer.count / frameBytes, framesBeforeOverlap())

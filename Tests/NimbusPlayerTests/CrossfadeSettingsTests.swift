@@ -41,20 +41,22 @@ final class CrossfadeSettingsTests: XCTestCase {
     }
 
     func testEqualPowerCurve() {
-        let curve = FadeCurve(frames: 100, additive: false)
-        for position in [0, 25, 50, 99, 100] {
-            let power = curve.fadeIn(at: position) * curve.fadeIn(at: position) + curve.fadeOut(at: position) * curve.fadeOut(at: position)
-            XCTAssertEqual(power, 1, accuracy: 1e-5)
-        }
-        XCTAssertEqual(curve.fadeIn(at: 0), 0)
-        XCTAssertEqual(curve.fadeOut(at: 100), 0, accuracy: 1e-6)
-        XCTAssertEqual(FadeCurve(frames: 100, additive: true).fadeOut(at: 50), 1)
-        // The frame-by-frame rotation follows the curve, from any starting point, to the end.
-        var gains = FadeCurve(frames: 44100, additive: false).gains(from: 1000)
-        for position in 1000..<44200 {
+        // Equal power: the squares of the two gains sum to 1 all along, from 0 to full.
+        var gains = FadeCurve(frames: 100, additive: false).gains(from: 0)
+        for position in 0...100 {
             let (fadeIn, fadeOut) = gains.next()
-            let curve = FadeCurve(frames: 44100, additive: false)
-            let expected = position < 44100 ? (curve.fadeIn(at: position), curve.fadeOut(at: position)) : (1, 0)
+            XCTAssertEqual(fadeIn * fadeIn + fadeOut * fadeOut, 1, accuracy: 1e-5, "frame \(position)")
+            if position == 0 { XCTAssertEqual(fadeIn, 0) }
+            if position == 100 { XCTAssertEqual(fadeOut, 0, accuracy: 1e-6) }
+        }
+        var flat = FadeCurve(frames: 100, additive: true).gains(from: 50)
+        XCTAssertTrue(flat.next() == (1, 1), "MixRamp sums at full level")
+        // The frame-by-frame rotation follows sin/cos, from any starting point, to the end.
+        var rotation = FadeCurve(frames: 44100, additive: false).gains(from: 1000)
+        for position in 1000..<44200 {
+            let (fadeIn, fadeOut) = rotation.next()
+            let angle = Double(min(position, 44100)) / 44100 * .pi / 2
+            let expected = position < 44100 ? (Float(sin(angle)), Float(cos(angle))) : (1, 0)
             if abs(fadeIn - expected.0) > 1e-5 || abs(fadeOut - expected.1) > 1e-5 {
                 return XCTFail("frame \(position): \(fadeIn), \(fadeOut) instead of \(expected)")
             }
