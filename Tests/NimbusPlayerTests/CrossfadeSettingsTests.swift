@@ -32,6 +32,23 @@ final class CrossfadeSettingsTests: XCTestCase {
         XCTAssertNil(CrossfadeSettings(seconds: 0).overlap(outgoing: nil, incoming: nil), "crossfade off")
     }
 
+    /// What clients may send (`mixrampdb nan`, `mixrampdelay inf`, `crossfade 1e9`) gives a
+    /// finite overlap or none, never a trap.
+    func testOutlandishSettingsGiveAFiniteOverlapOrNone() {
+        let tail = MixRampTags(end: "-90.00 0.00;-17.00 2.00")
+        let head = MixRampTags(start: "-90.00 0.00;-17.00 1.50")
+        for settings in [
+            CrossfadeSettings(seconds: 5, mixRampDB: .nan, mixRampDelay: 1), CrossfadeSettings(seconds: 5, mixRampDB: .infinity, mixRampDelay: 1),
+            CrossfadeSettings(seconds: 5, mixRampDB: -17, mixRampDelay: .infinity), CrossfadeSettings(seconds: 1e9),
+        ] {
+            if let overlap = settings.overlap(outgoing: tail, incoming: head) {
+                XCTAssertTrue(overlap.seconds.isFinite && overlap.seconds > 0 && overlap.seconds <= 30, "\(settings): \(overlap)")
+            }
+            XCTAssertLessThanOrEqual(settings.lookaheadSeconds, 30)
+        }
+        XCTAssertFalse(CrossfadeSettings(seconds: 1e9).canFade(songSeconds: 300), "a fade longer than any song never starts")
+    }
+
     func testShortSongsNeverFade() {
         let settings = CrossfadeSettings(seconds: 10)
         XCTAssertTrue(settings.canFade(songSeconds: 20))
