@@ -11,4 +11,15 @@
 // types (fd_set) seen by the other C modules; declare the one function instead.
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int clinux_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+
+// SO_PEERCRED's struct ucred, also _GNU_SOURCE only: the same layout under another name.
+struct clinux_ucred { int pid; unsigned uid; unsigned gid; };
+static inline int clinux_peer_credentials(int fd, int *pid, unsigned *uid) {
+    struct clinux_ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    return 0;
+}
 #endif

@@ -382,7 +382,14 @@ extension Partition {
             refreshNext()
         }
         if startedAnother { clearStartedPriority() }
-        changed(.player)
+        // The command that started this song (play, seek, next, previous, a deleted current
+        // song) already woke `player` idlers; MPD 0.24 wakes them once for it, so only a song
+        // the queue reached by itself wakes them here.
+        if token == startToken && !startedAnother {
+            home.stateChanged()
+        } else {
+            changed(.player)
+        }
     }
 
     /// MPD's SongStarted: a song loses its priority when it starts (the priority was what

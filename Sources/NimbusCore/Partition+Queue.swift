@@ -52,12 +52,16 @@ extension Partition {
         try delete(position..<(position + 1))
     }
 
+    /// As MPD's `playlist::Clear`: a queue cleared while playing (or paused) stops the player
+    /// first, which wakes `player` idlers too (scrobblers count the song as ended there).
     public func clear() {
+        let wasPlaying = state != .stop
         stopPlayer()
         queue.removeAll()
         current = nil
         lastLoadedPlaylist = ""
         queueChanged()
+        if wasPlaying { onEvents(.player) }
     }
 
     /// Moves `range` so it starts at `to` (in the queue without the range).

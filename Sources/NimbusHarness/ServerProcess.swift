@@ -19,7 +19,7 @@ public final class ServerProcess {
         var executable: String {
             switch self {
             case .nimbus: return ServerProcess.buildDirectory + "/nimbusd"
-            case .mpd: return "/usr/bin/mpd"
+            case .mpd: return ServerProcess.mpdExecutable
             }
         }
     }
@@ -34,7 +34,11 @@ public final class ServerProcess {
         return url.path
     }
 
-    public static var mpdAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd") }
+    /// Debian's MPD 0.23, or the binary `NIMBUS_REFERENCE_MPD` names (an MPD 0.24 built by
+    /// hand, to compare a differential test with the current release line).
+    public static var mpdExecutable: String { ProcessInfo.processInfo.environment["NIMBUS_REFERENCE_MPD"] ?? "/usr/bin/mpd" }
+
+    public static var mpdAvailable: Bool { FileManager.default.isExecutableFile(atPath: mpdExecutable) }
 
     /// Starts `kind` with `body` appended to a config that points every file into a fresh
     /// directory and listens on 127.0.0.1 (and `socket` inside the directory).

@@ -148,7 +148,7 @@ public final class FilterEvaluator {
         case .base:
             let path = directory.map { StoragePath.join($0, uri) } ?? uri
             let base = node.directory
-            return path.hasPrefix(base)
+            return base.isEmpty || path.hasPrefix(base)
                 && (path.utf8.count == base.utf8.count || path.utf8.dropFirst(base.utf8.count).first == UInt8(ascii: "/"))
         case .modifiedSince:
             return (times.modified ?? 0) >= node.time

@@ -84,6 +84,12 @@ public struct LibraryDirectory: Sendable, Hashable {
         return current
     }
 
+    /// Whether `path` is a song, or a directory with songs somewhere below it.
+    func hasSongs(at path: String) -> Bool {
+        if let directory = directory(at: path) { return directory.songCount > 0 }
+        return directory(at: StoragePath.parent(path))?.song(named: StoragePath.name(path)) != nil
+    }
+
     public var songCount: Int {
         songs.count + directories.reduce(0) { $0 + $1.songCount }
     }

@@ -72,11 +72,17 @@ func stableSort<T>(_ items: inout [T], by precedes: (T, T) -> Bool) {
 }
 
 extension Database {
-    /// Visits matching songs below `base` in database order until `body` returns false.
+    /// Visits matching songs below `base` in database order until `body` returns false. A
+    /// `base` naming a song visits that song, as MPD's database lookup does.
     public func visitSongs(
         matching filter: FilterEvaluator?, base: String = "", _ body: (String, LibrarySong) -> Bool
     ) throws(LibraryError) {
-        guard let start = root.directory(at: base) else { throw .noSuchDirectory }
+        guard let start = root.directory(at: base) else {
+            let parent = StoragePath.parent(base)
+            guard let song = root.directory(at: parent)?.song(named: StoragePath.name(base)) else { throw .noSuchDirectory }
+            if filter?.matches(song, in: parent) ?? true { _ = body(parent, song) }
+            return
+        }
         var stop = false
         func walk(_ directory: borrowing LibraryDirectory, _ path: String) {
             directory.songs.withUnsafeBufferPointer { songs in

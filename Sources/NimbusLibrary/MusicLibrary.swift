@@ -100,7 +100,10 @@ public final class MusicLibrary {
         let databasePath = self.databasePath, musicDirectory = self.musicDirectory, logger = self.logger
         let thread = Thread {
             let root = walk.run(old: old.root, path: job.path)
-            let changed = root != old.root
+            // A rescan reads every song again, and MPD counts each as modified: `database`
+            // fires even when the tags came out the same (an `update` that finds nothing
+            // new stays silent).
+            let changed = root != old.root || (job.rescan && old.root.hasSongs(at: job.path))
             var installed = old
             if changed {
                 installed = Database(root: root, updated: Int64(Date().timeIntervalSince1970))

@@ -104,9 +104,10 @@ private struct ExpressionScanner {
         let type = try word()
         switch type.lowercased() {
         case "base":
+            // MPD 0.24 checks an expression's base only when it looks the directory up: ``
+            // is the whole library, a path that leads nowhere is "No such directory".
             let value = try quoted()
             try closeParenthesis()
-            guard FilterParser.isValidBase(value) else { throw .argument("Bad URI") }
             return .base(value)
         case "modified-since", "added-since":
             let value = try quoted()
@@ -178,18 +179,32 @@ private struct ExpressionScanner {
     ]
 
     /// `(prio >= N)`: only `>=` exists, and the number must touch the closing parenthesis.
+    /// MPD reads the number with `strtoul`: spaces, an optional sign, digits. A minus sign
+    /// wraps the value around, so `-1` is "Invalid priority value", not "Number expected".
     private mutating func priority() throws(ProtocolError) -> SongFilter {
         guard startsWith(">=") else { throw .argument("'>=' expected") }
         advance(by: 2)
-        let start = index
-        while let byte = current, byte >= 0x30 && byte <= 0x39 { index += 1 }
-        guard index > start else { throw .argument("Number expected") }
-        guard let value = UInt8(String(decoding: text[start..<index], as: UTF8.self)) else {
-            throw .argument("Invalid priority value")
+        while let byte = current, byte == 0x20 || (0x09...0x0D).contains(byte) { index += 1 }
+        let signed = index
+        var negative = false
+        if let sign = current, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            index += 1
         }
+        let start = index
+        var magnitude = 0
+        while let byte = current, byte >= 0x30 && byte <= 0x39 {
+            magnitude = min(magnitude * 10 + Int(byte - 0x30), 1 << 20)
+            index += 1
+        }
+        guard index > start else {
+            index = signed
+            throw .argument("Number expected")
+        }
+        guard magnitude <= 0xFF, !negative || magnitude == 0 else { throw .argument("Invalid priority value") }
         guard current == UInt8(ascii: ")") else { throw .argument("')' expected") }
         advance(by: 1)
-        return .priority(atLeast: value)
+        return .priority(atLeast: UInt8(magnitude))
     }
 
     /// Letters and `-_` (filter types such as `modified-since`, and `AND`); MPD 0.24 stops a

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import NimbusSupport
 
@@ -113,6 +114,14 @@ enum ListeningSocket {
     }
 
     /// The peer of a TCP connection as MPD logs it: `127.0.0.1:46208`, `[::1]:46208`.
+    /// MPD's name for a Unix-socket client: `pid=N uid=N` from the kernel's peer credentials.
+    static func peerCredentials(of fd: Int32) -> String {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        guard clinux_peer_credentials(fd, &pid, &uid) == 0 else { return "local socket" }
+        return pid > 0 ? "pid=\(pid) uid=\(uid)" : "uid=\(uid)"
+    }
+
     static func peerAddress(of fd: Int32) -> String {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)

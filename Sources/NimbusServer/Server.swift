@@ -15,7 +15,6 @@ public final class Server {
     let reactor: Reactor
     private var listeners: [ListeningSocket.Bound] = []
     private var clients: [Int32: Client] = [:]
-    private var nextClientNumber = 0
 
     public init(context: ServerContext, table: CommandTable = .standard, reactor: Reactor = CoreActor.loop.reactor) {
         self.context = context
@@ -102,9 +101,8 @@ public final class Server {
     }
 
     private func register(fd: Int32, isLocal: Bool) {
-        nextClientNumber += 1
-        let address = isLocal ? "local socket" : ListeningSocket.peerAddress(of: fd)
-        let client = Client(number: nextClientNumber, fd: fd, isLocal: isLocal, address: address, server: self)
+        let address = isLocal ? ListeningSocket.peerCredentials(of: fd) : ListeningSocket.peerAddress(of: fd)
+        let client = Client(fd: fd, isLocal: isLocal, address: address, server: self)
         do {
             // Unwatched when the client closes, which releases this strong capture.
             try reactor.watch(fd: fd, interest: .read) { events in client.handleEvents(events) }
@@ -116,7 +114,7 @@ public final class Server {
         clients[fd] = client
         context.idle.add(client)
         context.channels.register(client.mailbox)
-        context.logger.info("[\(client.number)] opened from \(address)")
+        context.logger.info("[\(address)] client connected")
         client.start(greeting: Self.greeting)
     }
 
@@ -125,6 +123,6 @@ public final class Server {
         clients[client.fd] = nil
         context.idle.remove(client)
         context.channels.unregister(client.mailbox)
-        context.logger.info("[\(client.number)] closed")
+        context.logger.info("[\(client.address)] disconnected")
     }
 }

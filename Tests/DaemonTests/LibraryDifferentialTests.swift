@@ -105,6 +105,28 @@ final class LibraryDifferentialTests: XCTestCase {
         ])
     }
 
+    /// MPD counts every song a rescan reads as modified: `database` wakes idlers even when
+    /// nothing changed; after an `update` that finds nothing it stays silent.
+    func testRescanRaisesDatabaseAndAnUnchangedUpdateDoesNot() throws {
+        try XCTSkipUnless(ServerProcess.mpdAvailable, "Debian's mpd is not installed (scripts/install-deps)")
+        let music = try Fixtures.library()
+        for kind in [ServerProcess.Kind.mpd, .nimbus] {
+            let daemon = try ServerProcess(kind, musicDirectory: music)
+            try daemon.waitForDatabase(songs: Self.fixtureSongs)
+            let client = try daemon.connect()
+            // Events of the start-up scan are read off first.
+            try client.send("idle database update\nnoidle\n")
+            _ = try client.readResponse()
+            for (command, database) in [("update", false), ("rescan", true), ("update", false)] {
+                XCTAssertEqual(try client.request(command).last, "OK")
+                XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+                try client.send("idle database update\nnoidle\n")
+                let events = try client.readResponse()
+                XCTAssertEqual(events.contains("changed: database"), database, "\(command) on \(kind): \(events)")
+            }
+        }
+    }
+
     func testCountAndList() throws {
         try harness().compare([
             .exchange(

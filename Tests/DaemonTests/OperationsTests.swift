@@ -110,8 +110,16 @@ final class OperationsTests: XCTestCase {
         XCTAssertEqual(try client.request("password \"hunter2\"").last, "ACK [3@0] {password} incorrect password")
         XCTAssertEqual(try client.request("add \"missing.flac\"").last, "ACK [50@0] {add} No such directory")
         XCTAssertTrue(waitUntil(timeout: 5) { daemon.log.contains("process command add \"missing.flac\"") }, daemon.log)
-        XCTAssertTrue(daemon.log.contains(try XCTUnwrap(daemon.log.range(of: #"opened from 127\.0\.0\.1:\d+"#, options: .regularExpression)).map { String(daemon.log[$0]) }!))
-        XCTAssertTrue(daemon.log.contains("process command status"), daemon.log)
+        // MPD 0.24's wording: the client named by its address on every line.
+        let added = try XCTUnwrap(daemon.log.range(of: #"client: \[127\.0\.0\.1:\d+\] process command add"#, options: .regularExpression))
+        let name = String(daemon.log[added].dropFirst("client: ".count).prefix { $0 != " " })
+        XCTAssertTrue(daemon.log.contains("client: \(name) client connected"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("client: \(name) process command status"), daemon.log)
+        let local = try LineClient.connected(.unix(path: daemon.socketPath)).0
+        XCTAssertEqual(try local.request("ping"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 5) { daemon.log.contains("] client connected") && daemon.log.contains("client: [pid=") }, daemon.log)
+        XCTAssertEqual(try client.sendAndReadUntilClosed("close\n"), "")
+        XCTAssertTrue(waitUntil(timeout: 5) { daemon.log.contains("client: \(name) disconnected") }, daemon.log)
         XCTAssertFalse(daemon.log.contains("hunter2"), "a password in the log")
     }
 }

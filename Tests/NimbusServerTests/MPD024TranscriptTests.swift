@@ -5,7 +5,8 @@ import XCTest
 /// Replays what MPD 0.24.13 answered (Transcripts/mpd-0.24.13.txt: filters, searchcount,
 /// queue sort/window/prio, consume oneshot, save modes, stored-playlist ranges,
 /// searchplaylist, searchaddpl position, plchanges -1, 0.24 stickers, tagtypes and protocol,
-/// URI errors, the priority reset on play) against a fresh server per group and wants the
+/// URI errors, the priority reset on play, base and prio in expressions, playlist stickers,
+/// moves relative to the current song) against a fresh server per group and wants the
 /// same lines back.
 final class MPD024TranscriptTests: XCTestCase {
     struct Exchange {
@@ -38,7 +39,7 @@ final class MPD024TranscriptTests: XCTestCase {
 
     func testTheTranscriptHasEveryGroup() throws {
         let names = try Self.groups().map(\.name)
-        XCTAssertEqual(names.count, 14)
+        XCTAssertEqual(names.count, 17)
         XCTAssertTrue(names.contains("stickers 0.24"))
         XCTAssertGreaterThan(try Self.groups().map(\.exchanges.count).reduce(0, +), 200)
     }

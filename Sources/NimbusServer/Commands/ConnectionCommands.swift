@@ -33,11 +33,11 @@ enum ConnectionCommands {
         client.wrongPasswords += 1
         let wrong = client.wrongPasswords
         if wrong == freePasswordGuesses + 1 {
-            call.context.logger.warning("[\(client.number)] repeated wrong passwords from \(client.address); answers are slowed down")
+            call.context.logger.warning("[\(client.address)] repeated wrong passwords; answers are slowed down")
         }
         guard wrong > freePasswordGuesses else { throw ProtocolError(.password, "incorrect password") }
         if wrong >= maximumPasswordGuesses {
-            call.context.logger.warning("[\(client.number)] \(wrong) wrong passwords from \(client.address); closing")
+            call.context.logger.warning("[\(client.address)] \(wrong) wrong passwords; closing")
             out.ack(ProtocolError(.password, "incorrect password"), index: 0, command: "password")
             return .close
         }

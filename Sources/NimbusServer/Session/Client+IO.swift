@@ -36,7 +36,7 @@ extension Client {
                 return recv(fd, buffer.baseAddress!, buffer.count, 0)
             }
             guard fits else {
-                context.logger.warning("[\(number)] request line too long; closing")
+                context.logger.warning("[\(address)] request line too long; closing")
                 closeNow()
                 return
             }
@@ -131,7 +131,7 @@ extension Client {
             timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
             return
         }
-        context.logger.info("[\(number)] timeout")
+        context.logger.info("[\(address)] timeout")
         closeNow()
     }
 }

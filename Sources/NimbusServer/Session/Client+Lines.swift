@@ -36,17 +36,17 @@ extension Client {
     private func logCommand(_ request: Tokenizer.Request) {
         let arguments = request.name == "password" ? ["********"] : request.arguments
         let quoted = arguments.map { "\"" + String($0.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }) + "\"" }
-        context.logger.debug("[\(number)] process command \(([request.name] + quoted).joined(separator: " "))")
+        context.logger.debug("[\(address)] process command \(([request.name] + quoted).joined(separator: " "))")
     }
 
     private func log(_ reason: SessionMachine.CloseReason) {
         switch reason {
-        case .malformedRequest: context.logger.warning("[\(number)] malformed command")
-        case .commandDuringIdle: context.logger.warning("[\(number)] command during idle")
-        case .idleInCommandList: context.logger.warning("[\(number)] not possible in command list: idle or noidle")
-        case .commandListTooLong: context.logger.error("[\(number)] command list size is larger than the max")
-        case .lineTooLong: context.logger.warning("[\(number)] request line too long; closing")
-        case .outputBufferFull: context.logger.error("[\(number)] Output buffer is full")
+        case .malformedRequest: context.logger.warning("[\(address)] malformed command")
+        case .commandDuringIdle: context.logger.warning("[\(address)] command during idle")
+        case .idleInCommandList: context.logger.warning("[\(address)] not possible in command list: idle or noidle")
+        case .commandListTooLong: context.logger.error("[\(address)] command list size is larger than the max")
+        case .lineTooLong: context.logger.warning("[\(address)] request line too long; closing")
+        case .outputBufferFull: context.logger.error("[\(address)] Output buffer is full")
         }
     }
 

@@ -10,10 +10,10 @@ import NimbusSupport
 /// a few buffers, never a thread.
 @CoreActor
 public final class Client: IdleListener {
-    public let number: Int
     /// Connected through a Unix socket (MPD's "local client").
     public let isLocal: Bool
-    /// The peer's address, as logged (`127.0.0.1:46208`, `local socket`).
+    /// The client's name in the log, as MPD names it: the peer's address (`127.0.0.1:46208`)
+    /// or, on a Unix socket, its process and user (`pid=812 uid=1000`).
     public let address: String
     public var permission: Permission
     public var tagMask: TagMask
@@ -42,8 +42,7 @@ public final class Client: IdleListener {
     public internal(set) var isClosed = false
     var closeAfterFlush = false
 
-    init(number: Int, fd: Int32, isLocal: Bool, address: String, server: Server) {
-        self.number = number
+    init(fd: Int32, isLocal: Bool, address: String, server: Server) {
         self.fd = fd
         self.isLocal = isLocal
         self.address = address
