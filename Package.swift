@@ -30,6 +30,7 @@ let package = Package(
         cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
         cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
         cLibrary("COpus", "opus", ["libopus-dev"]),
+        cLibrary("CExpat", "expat", ["libexpat1-dev"]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -42,10 +43,12 @@ let package = Package(
         .target(name: "NimbusModel", dependencies: [], swiftSettings: strict),
         // MPD wire format: tokenizer, argument parsing, ACK codes, response writer.
         .target(name: "NimbusProtocol", dependencies: ["NimbusModel"], swiftSettings: strict),
+        // XML from the network (WebDAV listings, XSPF playlists, feeds) through expat, bounded.
+        .target(name: "NimbusXML", dependencies: ["CExpat"], swiftSettings: strict),
         // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
         // Where music lives: the local directory and cloud accounts (one provider plugin each).
-        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusSupport"], swiftSettings: strict),
+        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
@@ -129,6 +132,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusXMLTests", dependencies: ["NimbusXML"], swiftSettings: strict),
         .testTarget(name: "NimbusOutputTests", dependencies: ["NimbusOutput", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),

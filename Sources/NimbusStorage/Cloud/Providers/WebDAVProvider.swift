@@ -1,4 +1,5 @@
 import NimbusInput
+import NimbusXML
 import Synchronization
 
 /// A WebDAV share (nginx, Apache, Nextcloud, rclone …): PROPFIND with `Depth: 1` per folder,
@@ -97,24 +98,27 @@ public final class WebDAVProvider: CloudProvider {
         }
         let document: XMLElement
         do {
-            document = try XMLTree.parse(body)
+            document = try XMLDocument.parse(body)
         } catch {
-            throw StorageError(.io, "\(account): unreadable PROPFIND answer")
+            throw StorageError(.io, "\(account): unreadable PROPFIND answer (\(error.message))")
         }
-        return document.all("response").compactMap { response in
-            guard let href = response.value("href") else { return nil }
+        let dav = "DAV:"
+        return document.all("response", namespace: dav).compactMap { response in
+            guard let href = response.value("href", namespace: dav) else { return nil }
             var item = RemoteItem(name: "", path: "", isDirectory: false, id: "")
-            for propstat in response.all("propstat") where propstat.value("status")?.contains(" 200") ?? false {
-                guard let properties = propstat.first("prop") else { continue }
-                if properties.first("resourcetype")?.first("collection") != nil { item.isDirectory = true }
-                if let length = properties.value("getcontentlength").flatMap({ Int64($0.trimmedSpaces) }) { item.size = length }
-                if let date = properties.value("getlastmodified").flatMap({ HTTPHelpers.parseHTTPDate($0.trimmedSpaces) }) {
+            for propstat in response.all("propstat", namespace: dav) where propstat.value("status", namespace: dav)?.contains(" 200") ?? false {
+                guard let properties = propstat.first("prop", namespace: dav) else { continue }
+                if properties.first("resourcetype", namespace: dav)?.first("collection", namespace: dav) != nil { item.isDirectory = true }
+                if let length = properties.value("getcontentlength", namespace: dav).flatMap({ Int64($0.trimmedSpaces) }) {
+                    item.size = length
+                }
+                if let date = properties.value("getlastmodified", namespace: dav).flatMap({ HTTPHelpers.parseHTTPDate($0.trimmedSpaces) }) {
                     item.modified = date
                 }
-                if let etag = properties.value("getetag")?.trimmedSpaces, !etag.isEmpty {
+                if let etag = properties.value("getetag", namespace: dav)?.trimmedSpaces, !etag.isEmpty {
                     item.version = etag.hasPrefix("\"") || etag.hasPrefix("W/") ? etag : "\"" + etag + "\""
                 }
-                if let type = properties.value("getcontenttype")?.trimmedSpaces, !type.isEmpty { item.mimeType = type }
+                if let type = properties.value("getcontenttype", namespace: dav)?.trimmedSpaces, !type.isEmpty { item.mimeType = type }
             }
             if item.version.isEmpty { item.version = "\(item.modified)-\(item.size)" }
             return (urlPath(href.trimmedSpaces), item)
