@@ -86,7 +86,8 @@ let package = Package(
         .target(
             name: "NimbusSources",
             dependencies: [
-                "NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusModel", "NimbusSupport", "CChromaprint",
+                "NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusXML", "NimbusModel", "NimbusSupport",
+                "CChromaprint",
             ],
             swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
@@ -133,6 +134,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusXMLTests", dependencies: ["NimbusXML"], swiftSettings: strict),
+        .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusOutputTests", dependencies: ["NimbusOutput", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),

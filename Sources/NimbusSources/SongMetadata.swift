@@ -13,6 +13,8 @@ public enum SongSourceError: Error, Equatable {
     /// No cover file in the song's folder (`albumart`'s "No file exists").
     case noCover
     case noSuchSong
+    /// A URL that is no playlist Nimbus can read.
+    case noSuchPlaylist
     /// The file could not be read or decoded.
     case unreadable(String)
 

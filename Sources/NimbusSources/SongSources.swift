@@ -17,6 +17,7 @@ public final class SongSources: SongOpening {
     public let storage: any Storage
     public let registry: DecoderRegistry
     private let http: HTTPFiles?
+    var httpFiles: HTTPFiles? { http }
 
     public init(storage: any Storage, registry: DecoderRegistry, http: HTTPFiles?) {
         self.storage = storage

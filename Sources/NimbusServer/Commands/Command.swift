@@ -12,12 +12,26 @@ public enum CommandResult: Sendable {
     /// Stop the daemon (`kill`).
     case kill
     /// The response needs blocking work (the network): it runs on a `BlockingWork` thread
-    /// while this client's later commands wait, and other clients are served meanwhile.
-    /// Inside a command list it simply runs in place.
-    case deferred(@Sendable () throws -> ResponseWriter)
+    /// while this client's later commands wait, and other clients are served meanwhile; the
+    /// step it returns then runs back on the core loop (a change to the queue with what was
+    /// fetched) and writes the answer. Inside a command list both run in place.
+    case deferred(@Sendable () throws -> DeferredCompletion)
     /// The answer goes out after `delay` (a guessed password), the client's later commands
     /// waiting behind it; nothing blocks meanwhile.
     case later(Duration, @Sendable () throws -> ResponseWriter)
+}
+
+/// The core-loop half of a deferred command: it gets what the blocking half found.
+public typealias DeferredCompletion = @CoreActor @Sendable () throws -> ResponseWriter
+
+extension CommandResult {
+    /// A deferred answer whose blocking half writes the whole response.
+    static func offLoop(_ work: @escaping @Sendable () throws -> ResponseWriter) -> CommandResult {
+        .deferred {
+            let response = try work()
+            return { response }
+        }
+    }
 }
 
 /// One invocation: the arguments, the calling client and the server's services.

@@ -7,7 +7,7 @@ enum DeferredAnswer {
     static func respond(
         remote: Bool, into out: inout ResponseWriter, _ work: @escaping @Sendable () throws -> ResponseWriter
     ) throws -> CommandResult {
-        guard !remote else { return .deferred(work) }
+        guard !remote else { return .offLoop(work) }
         out.append(try work())
         return .ok
     }

@@ -40,6 +40,7 @@ enum ErrorMapping {
             switch error {
             case .noCover: return ProtocolError(.noExist, "No file exists")
             case .noSuchSong: return ProtocolError(.noExist, "No such song")
+            case .noSuchPlaylist: return ProtocolError(.noExist, "No such playlist")
             case .unreadable(let message): return ProtocolError(.system, message)
             }
         case is MusicLibrary.UpdateQueueFull:

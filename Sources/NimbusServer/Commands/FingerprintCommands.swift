@@ -26,7 +26,7 @@ enum FingerprintCommands {
         case .file(let path):
             song = Song(uri: path)
         }
-        return .deferred {
+        return .offLoop {
             var out = ResponseWriter()
             out.field("chromaprint", try songs.fingerprint(of: song))
             return out

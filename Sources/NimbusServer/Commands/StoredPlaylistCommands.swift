@@ -62,14 +62,44 @@ enum StoredPlaylistCommands {
     static func load(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let partition = call.client.partition
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
-        let position = try call.arguments.count > 2 ? QueueCommands.insertPosition(call[2], partition) : nil
-        let entries = try load(call)
-        let selected = entries[min(range.start, entries.count)..<min(range.end ?? entries.count, entries.count)]
-        let songs = selected.compactMap { resolve($0, call) }
+        let positionText = call.arguments.count > 2 ? call[2] : nil
+        let name = call[0]
+        if let remote = try remote(call, render: { songs in
+            // Where `+N`/`-N` point is decided now, after the fetch, from the queue as it is.
+            let position = try positionText.map { try QueueCommands.insertPosition($0, partition) }
+            try partition.add(Array(window(songs, range)), at: position)
+            partition.lastLoadedPlaylist = name
+            return ResponseWriter()
+        }) {
+            return remote
+        }
+        let position = try positionText.map { try QueueCommands.insertPosition($0, partition) }
+        let songs = window(try load(call), range).compactMap { resolve($0, call) }
         try partition.add(songs, at: position)
-        partition.lastLoadedPlaylist = call[0]
+        partition.lastLoadedPlaylist = name
         return .ok
     }
+
+    /// The part of a playlist a range selects; a range past the end selects nothing.
+    static func window<T>(_ entries: [T], _ range: ProtocolRange) -> ArraySlice<T> {
+        let start = min(range.start, entries.count)
+        return entries[start..<max(start, min(range.end ?? entries.count, entries.count))]
+    }
+
+    /// A playlist named by URL (`load "http://host/radio.m3u"`): fetched off the core loop,
+    /// then `render` answers with its songs back on it. nil for a stored playlist's name.
+    static func remote(
+        _ call: CommandCall, render: @escaping DeferredRendering
+    ) throws -> CommandResult? {
+        guard case .url(let url) = try URILocation.locate(call[0], call, allowEmpty: false) else { return nil }
+        let songs = call.context.songs
+        return .deferred {
+            let fetched = try songs.remotePlaylist(url)
+            return { try render(fetched) }
+        }
+    }
+
+    typealias DeferredRendering = @CoreActor @Sendable ([Song]) throws -> ResponseWriter
 
     /// A playlist entry as a song: library songs with their tags, URLs as they are; entries
     /// whose file is gone are skipped (and stay in the playlist file).
@@ -92,10 +122,18 @@ enum StoredPlaylistCommands {
 
     /// A range past the end prints nothing, as MPD's playlist_provider_print simply runs out.
     static func listPlaylist(_ call: CommandCall, _ out: inout ResponseWriter, info: Bool) throws -> CommandResult {
-        let entries = try load(call)
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
-        let start = min(range.start, entries.count)
-        for entry in entries[start..<max(start, min(range.end ?? entries.count, entries.count))] {
+        let client = call.client
+        if let remote = try remote(call, render: { songs in
+            var out = ResponseWriter()
+            for song in window(songs, range) {
+                if info { SongPrinter.write(song, mask: client.visibleTags, into: &out) } else { out.field("file", song.uri) }
+            }
+            return out
+        }) {
+            return remote
+        }
+        for entry in window(try load(call), range) {
             if info, let song = librarySong(entry, call) {
                 SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
             } else {
@@ -116,6 +154,18 @@ enum StoredPlaylistCommands {
             filterArguments = filterArguments.dropLast(2)
         }
         let filter = try FilterEvaluator(try FilterParser.parse(filterArguments, foldCase: true))
+        let client = call.client, matchWindow = window
+        if let remote = try remote(call, render: { songs in
+            var out = ResponseWriter()
+            let matches = songs.enumerated().filter { filter.matches($0.element) }
+            for (position, song) in matches.dropFirst(matchWindow.lowerBound).prefix(matchWindow.count) {
+                SongPrinter.write(song, mask: client.visibleTags, into: &out)
+                out.field("Pos", position)
+            }
+            return out
+        }) {
+            return remote
+        }
         var skip = window.lowerBound
         var remaining = window.count
         for (position, entry) in try load(call).enumerated() where remaining > 0 {
@@ -142,6 +192,14 @@ enum StoredPlaylistCommands {
     /// Every entry counts as a song; only those with a known duration add to the play time,
     /// which MPD rounds to whole seconds.
     static func playlistLength(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        if let remote = try remote(call, render: { songs in
+            var out = ResponseWriter()
+            out.field("songs", songs.count)
+            out.field("playtime", Self.roundedSeconds(songs.reduce(0) { $0 + max(0, $1.tag.duration ?? 0) }))
+            return out
+        }) {
+            return remote
+        }
         let entries = try load(call)
         let milliseconds = entries.reduce(0) { total, entry in
             total + max(0, (entry.contains("://") ? nil : librarySong(entry, call))?.tag.duration ?? 0)

@@ -85,7 +85,7 @@ extension Client {
             case .kill: return .kill
             case .deferred(let work):
                 guard deferrable else {
-                    output.append(try work())
+                    output.append(try work()())
                     return outputOverflows ? .close(.outputBufferFull) : .ok
                 }
                 startDeferred(work, command: command.name)
@@ -112,11 +112,12 @@ extension Client {
         return try command.handler(CommandCall(arguments: arguments, client: self, context: context), &response)
     }
 
-    private func startDeferred(_ work: @escaping @Sendable () throws -> ResponseWriter, command: String) {
+    private func startDeferred(_ work: @escaping @Sendable () throws -> DeferredCompletion, command: String) {
         if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
         BlockingWork.shared.submit {
             let result = Result { try work() }
-            Task { @CoreActor in self.finishDeferred(result, command: command) }
+            // The core half runs even if the client hung up meanwhile: the command was given.
+            Task { @CoreActor in self.finishDeferred(result.flatMap { completion in Result { try completion() } }, command: command) }
         }
     }
 

@@ -55,13 +55,50 @@ public struct HTTPFiles: Sendable {
             uri: url, mimeType: response[header: "content-type"])
     }
 
+    /// A small document fetched whole (a playlist): `accepts` sees the headers first and may
+    /// refuse the body (an audio stream where a playlist was expected), which is never read
+    /// then; more than `limit` bytes is refused too.
+    public func fetchDocument(
+        _ url: String, limit: Int, accepts: @escaping (HTTPResponse) -> Bool
+    ) throws(InputError) -> (HTTPResponse, [UInt8]) {
+        let host = Self.host(url)
+        var bytes: [UInt8] = []
+        var refused: HTTPResponse?
+        var tooLarge = false
+        let response: HTTPResponse
+        do {
+            response = try pool.withSession { session throws(HTTPError) in
+                try session.perform(
+                    HTTPRequest(url: url, stallTimeout: 10),
+                    onResponse: { response in
+                        guard response.isSuccess, accepts(response) else {
+                            refused = response
+                            return false
+                        }
+                        return true
+                    }
+                ) { chunk in
+                    bytes.append(contentsOf: chunk)
+                    tooLarge = bytes.count > limit
+                    return !tooLarge
+                }
+            }
+        } catch {
+            if let refused { return (refused, []) }
+            if tooLarge { throw InputError("\(host): larger than \(limit) bytes") }
+            throw InputError("\(host): \(error.message)")
+        }
+        if let refused { return (refused, []) }
+        return (response, bytes)
+    }
+
     /// A whole body with no length: a live stream (Icecast, Shoutcast, chunked).
     static func isLive(_ response: HTTPResponse) -> Bool {
         response.status == 200 && response[header: "content-length"] == nil
     }
 
     /// The host (and port) a message names; credentials in the URL are left out.
-    static func host(_ url: String) -> String {
+    public static func host(_ url: String) -> String {
         guard let scheme = url.range(of: "://") else { return url }
         let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return String(authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority)
