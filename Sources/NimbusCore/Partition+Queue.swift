@@ -1,3 +1,4 @@
+import NimbusDecoder
 import NimbusModel
 import NimbusQueue
 import NimbusSupport
@@ -15,7 +16,10 @@ extension Partition {
         var ids: [Int] = []
         // A song already queued for gapless play keeps its place.
         let after = current.map { $0 + (queuedToken != nil ? 1 : 0) }
-        for song in songs { ids.append(queue.add(song, after: after)) }
+        for var song in songs {
+            if song.isRemote, let known = home.remoteTags.lookup(song) { song.apply(known) }
+            ids.append(queue.add(song, after: after))
+        }
         queueChanged()
         if let position, position != start {
             preservingCurrent { queue.moveRange(start..<queue.count, to: position) }
@@ -123,6 +127,19 @@ extension Partition {
         queueChanged()
     }
 
+    /// A URL's tags arrived (MPD's TagModified): every entry of it takes them, once.
+    func remoteTagsArrived(_ uri: String, _ result: ScanResult) {
+        var modified = false
+        for position in queue.items.indices where queue[position].song.uri == uri {
+            var song = queue[position].song
+            song.apply(result)
+            guard song != queue[position].song else { continue }
+            queue.replaceSong(at: position, with: song)
+            modified = true
+        }
+        if modified { queueChanged() }
+    }
+
     /// Runs a reordering and keeps `current` on the same queue entry.
     func preservingCurrent(_ body: () -> Void) {
         let id = currentItem?.id
@@ -135,4 +152,10 @@ extension Partition {
         refreshNext()
         changed(.playlist)
     }
+}
+
+extension Song {
+    /// A scan's tags replace the song's, as MPD's SetTag does (MPD shows no `Format` for a
+    /// URL in the queue, so the scanned format is not taken).
+    mutating func apply(_ result: ScanResult) { tag = result.tag }
 }

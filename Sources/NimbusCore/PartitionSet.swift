@@ -29,8 +29,15 @@ public final class PartitionSet {
         self.songs = songs
         self.replayGain = replayGain
         self.maxQueueLength = maxQueueLength
+        remoteTags = RemoteTags(songs: songs)
         all = [Partition(name: "default", home: self)]
+        remoteTags.arrived = { [unowned self] uri, result in
+            for partition in self.all { partition.remoteTagsArrived(uri, result) }
+        }
     }
+
+    /// Tags of URLs in the queues, read in the background.
+    let remoteTags: RemoteTags
 
     public var defaultPartition: Partition { all[0] }
 

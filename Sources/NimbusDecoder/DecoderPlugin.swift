@@ -79,6 +79,14 @@ public struct DecoderRegistry: Sendable {
     }
 
     public func supports(_ path: String) -> Bool { plugin(forPath: path) != nil }
+
+    /// The plugin for a `Content-Type` (`audio/mpeg; charset=x` → the MP3 plugin), for a URL
+    /// whose path names no format.
+    public func plugin(forMimeType type: String) -> (any DecoderPlugin)? {
+        let essence = String(type.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased()
+        let claiming = plugins.filter { $0.mimeTypes.contains(essence) }
+        return claiming.count > 1 ? FirstThatFits(claiming) : claiming.first
+    }
 }
 
 /// Several plugins for one suffix: each is tried from the stream's start until one accepts it.

@@ -13,4 +13,12 @@ public protocol SongOpening: Sendable {
     /// After a song failed: whether its file changed since it was opened (a cloud file
     /// replaced on the server), so opening it again plays the new version. Decoder thread.
     func sourceChanged(_ song: Song) -> Bool
+    /// The tags and format of a song outside the library (a URL), read through the range cache
+    /// (its head, and its tail where the format keeps tags there); nil when there are none to
+    /// read (a live stream, an unknown format, a server that fails). Blocks: a worker thread.
+    func remoteTags(of song: Song) -> ScanResult?
+}
+
+extension SongOpening {
+    public func remoteTags(of song: Song) -> ScanResult? { nil }
 }

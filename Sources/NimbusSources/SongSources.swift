@@ -63,6 +63,18 @@ public final class SongSources: SongOpening {
         storage.prefetch(song.uri)
     }
 
+    /// MPD 0.24's remote tag scan: a URL queued with `add` gets its tags and length as a
+    /// library song has them. Live streams (no length) are not read: their name and title come
+    /// with ICY metadata while they play.
+    public func remoteTags(of song: Song) -> ScanResult? {
+        guard let http, remoteSong(song.uri) != nil, let stream = try? http.open(song.uri, purpose: .indexing),
+            stream.size != nil, stream.isSeekable
+        else { return nil }
+        let name = String(song.uri.prefix { $0 != "?" && $0 != "#" })
+        guard let plugin = registry.plugin(forPath: name) ?? stream.mimeType.flatMap(registry.plugin(forMimeType:)) else { return nil }
+        return try? plugin.scan(stream, options: ScanOptions())
+    }
+
     /// The stream of a song and the name its decoder is chosen by.
     func openStream(_ uri: String) throws(InputError) -> (any InputStream, String) {
         if uri.contains("://") {
