@@ -59,6 +59,7 @@ struct ConfigReader {
         case "cache_directory": config.cacheDirectory = try absolutePath(param)
         case "cache_size": config.cacheSize = try size(param)
         case "offline_transfers": config.offlineTransfers = try number(param, range: 1...16)
+        case "cache_revalidate": config.cacheRevalidate = try number(param, range: 0...31_536_000)
         case "log_file":
             config.logFile = param.value == "syslog" || param.value == "/dev/stderr" ? nil : try absolutePath(param)
         case "log_level":

@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     public var cacheDirectory: String
     /// Bytes the range cache may keep on disk (`cache_size`).
     public var cacheSize: Int64 = 4 << 30
+    /// Seconds after which cached bytes of a cloud file not whole on disk are confirmed with
+    /// the server again before they are played (`cache_revalidate`; 0: before every play).
+    public var cacheRevalidate = 60
     /// Offline downloads running at once (`offline_transfers`): three keep a home line busy
     /// over added latency without starving the player's own fetches.
     public var offlineTransfers = 3

@@ -52,7 +52,8 @@ public final class Daemon {
         cloud = CloudAccounts(
             accounts: accounts.map { CloudAccounts.Account(name: $0.name, type: $0.type, root: $0.root, settings: $0.settings) },
             cache: RangeCache(
-                directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize, logger: logger.domain("cache")),
+                directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize,
+                revalidateAfter: .seconds(configuration.cacheRevalidate), logger: logger.domain("cache")),
             stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"))
         mounted = MountedStorage(
             root: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks))

@@ -17,6 +17,9 @@ public protocol InputStream: AnyObject {
     func seek(to offset: Int64) throws(InputError)
     /// What a radio stream says of itself (ICY); nil for files.
     var streamTags: StreamTags? { get }
+    /// Makes sure the bytes about to be played are of the current version (a cached remote
+    /// file asks its server when it has not for a while); a no-op for other streams.
+    func confirmFreshness() throws(InputError)
 }
 
 /// A radio station's `icy-name` and the `StreamTitle` it sends while it plays.
@@ -36,6 +39,7 @@ public enum InputStreamDomain {}
 
 extension InputStream {
     public var streamTags: StreamTags? { nil }
+    public func confirmFreshness() throws(InputError) {}
 
     /// Reads until `count` bytes or end of stream.
     public func read(count: Int) throws(InputError) -> [UInt8] {

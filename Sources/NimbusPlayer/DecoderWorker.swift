@@ -270,11 +270,15 @@ final class DecoderWorker: @unchecked Sendable {
     /// A song that failed because its file changed on the server (the storage lists it again
     /// to tell) is opened once more from its start, so the new version plays instead of an
     /// error until the next library update.
+    /// What the old version put in the pipe and no output read yet goes, and the new version
+    /// starts from the song's start (a fresh start for the core if nothing of it was heard).
     func reopenIfChanged(_ item: PlayItem) -> Bool {
         guard !retried.contains(item.token), !interrupt.isPending, item.sourceChanged() else { return false }
         retried.insert(item.token)
+        let nothingHeard = pipe.dropUnread(ofToken: item.token)
         do {
             try restore(item) { Int64(item.startMilliseconds) * Int64($0.sampleRate) / 1000 }
+            if nothingHeard { firstChunk = true }
             return true
         } catch {
             return false

@@ -164,6 +164,22 @@ final class MusicPipe: @unchecked Sendable {
         }
     }
 
+    /// Removes the chunks of `token` (the song being decoded, so the last ones written) that
+    /// no output has read yet; true when none of it had been read.
+    func dropUnread(ofToken token: UInt64) -> Bool {
+        condition.withLock {
+            let oldest = max(readSequences.values.min() ?? writeSequence, writeSequence - slots.count)
+            var first = writeSequence
+            while first > oldest, slots[(first - 1) % slots.count].token == token { first -= 1 }
+            let read = readSequences.values.max() ?? first
+            let boundary = max(first, min(read, writeSequence))
+            guard boundary < writeSequence else { return boundary == first }
+            writeSequence = boundary
+            condition.broadcast()
+            return boundary == first
+        }
+    }
+
     /// Chunks written and not yet read by the slowest output.
     var buffered: Int {
         condition.withLock { writeSequence - (readSequences.values.min() ?? writeSequence) }

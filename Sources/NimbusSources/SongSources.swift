@@ -38,6 +38,9 @@ public final class SongSources: SongOpening {
     /// `mixRamp`: also read the song's MixRamp profile (crossfade with MixRamp on needs it).
     public func openDecoder(for song: Song, replayGain: ReplayGainSettings, mixRamp: Bool) throws -> any AudioDecoder {
         let (stream, name) = try openStream(song.uri)
+        // Before anything cached is decoded: a file replaced on the server must not play a
+        // piece of its old version.
+        try stream.confirmFreshness()
         var scanned: ScanResult?
         // A live stream has no tags worth a gain, and cannot go back to its start.
         if !replayGain.isOff || mixRamp, stream.isSeekable, let plugin = registry.plugin(forPath: name) {

@@ -61,6 +61,36 @@ final class RangeCacheTests: XCTestCase {
         return try stream.readToEnd()
     }
 
+    /// A player about to take cached bytes of an incomplete file asks the server first when
+    /// it has not heard from it within the window: a change is caught before a byte plays.
+    func testCachedBytesAreConfirmedBeforePlayingOnceTheWindowHasPassed() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 1_000_000)
+        let key = CacheKey(account: "a", fileID: "f", version: "1")
+        // A cache whose window has passed at once: the head read in the first run counts as old.
+        let strict = RangeCache(directory: directory.path, budget: 1 << 30, revalidateAfter: .zero, logger: .silent)
+        let first = try strict.open(key: key, length: 1_000_000, source: remote, purpose: .indexing, uri: "a/f")
+        XCTAssertEqual(try first.read(count: 1000), Array(remote.bytes[0..<1000]))
+        let requests = remote.state.withLock { $0.requests }
+        try first.confirmFreshness()
+        XCTAssertEqual(remote.state.withLock { $0.requests }, requests + 1, "one request confirms")
+        remote.state.withLock { $0.changed = true }
+        let player = try strict.open(key: key, length: 1_000_000, source: remote, purpose: .playing, uri: "a/f")
+        XCTAssertThrowsError(try player.confirmFreshness()) { XCTAssertTrue("\($0)".contains("changed"), "\($0)") }
+        XCTAssertThrowsError(try player.read(count: 10), "nothing of the old version is served")
+
+        // Within the window nothing is asked: the cached head plays at once.
+        let other = TemporaryDirectory("nimbus-cache")
+        let fresh = FakeRemote(size: 1_000_000)
+        let lenient = RangeCache(directory: other.path, budget: 1 << 30, revalidateAfter: .seconds(60), logger: .silent)
+        let scanner = try lenient.open(key: key, length: 1_000_000, source: fresh, purpose: .indexing, uri: "a/f")
+        _ = try scanner.read(count: 1000)
+        let before = fresh.state.withLock { $0.requests }
+        fresh.state.withLock { $0.changed = true }
+        try lenient.open(key: key, length: 1_000_000, source: fresh, purpose: .playing, uri: "a/f").confirmFreshness()
+        XCTAssertEqual(fresh.state.withLock { $0.requests }, before)
+    }
+
     func testASecondReadCostsNoNetworkAndSurvivesReopening() throws {
         let directory = TemporaryDirectory("nimbus-cache")
         let remote = FakeRemote(size: 3_000_000)

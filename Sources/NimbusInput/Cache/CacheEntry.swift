@@ -25,6 +25,11 @@ public final class CacheEntry: @unchecked Sendable {
     private var journal: CacheJournal
     private var jobs: [FetchJob] = []
     private var waiters = 0
+    /// When bytes of this file last arrived from the server, its version thereby current
+    /// (monotonic nanoseconds; 0: not in this run).
+    private var confirmedAt: UInt64 = 0
+    /// The server answered with another version: nothing here may be played any more.
+    private var changedOnServer = false
     var leases = 0
     /// Seconds since 1970 of the last read (atomic: readers and the cache touch it).
     private let accessed = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
@@ -153,6 +158,37 @@ public final class CacheEntry: @unchecked Sendable {
         return job
     }
 
+    /// Before a player takes cached bytes of a file that is not whole here and whose version
+    /// was last confirmed more than `window` nanoseconds ago, the first missing block is asked
+    /// for now and its answer awaited (at most `limit` seconds; a server that does not answer
+    /// in time leaves the cached bytes to play, as offline): a file replaced on the server is
+    /// noticed before a byte of its old version is heard. Throws when it changed.
+    func confirm(window: UInt64, limit: Double) throws(InputError) {
+        let interrupt = ReadInterrupt.current
+        condition.lock()
+        defer { condition.unlock() }
+        if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
+        let asked = MonotonicClock.now()
+        guard !available.contains(0..<length), confirmedAt == 0 || asked - confirmedAt >= window,
+            let gap = available.gaps(in: 0..<length).first
+        else { return }
+        let job = jobs.first { !$0.finished && $0.range.contains(gap.lowerBound) }
+            ?? startJob(planned(from: gap.lowerBound, size: Self.blockSize), purpose: .playing)
+        let deadline = Date().addingTimeInterval(limit)
+        waiters += 1
+        defer { waiters -= 1 }
+        while confirmedAt < asked, !job.finished, !changedOnServer {
+            if let interrupt, interrupt.isPending { throw .interrupted }
+            interrupt?.whileWaiting { [condition] in condition.withLock { condition.broadcast() } }
+            let woken = condition.wait(until: deadline)
+            interrupt?.whileWaiting(wake: nil)
+            if !woken { return }
+        }
+        if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
+    }
+
+    func markConfirmed() { condition.withLock { confirmedAt = MonotonicClock.now() } }
+
     /// Fetches `ranges` without a reader waiting (prefetch of the next song, pinning).
     func prefetch(_ ranges: [Range<Int64>], purpose: FetchPurpose) {
         condition.withLock {
@@ -249,7 +285,7 @@ public final class CacheEntry: @unchecked Sendable {
             }
             if let remote {
                 if remote.kind == .changed {
-                    invalidate()
+                    invalidate(changed: true)
                     failure = InputError("\(key.account): the file changed on the server")
                     break
                 }
@@ -283,6 +319,7 @@ public final class CacheEntry: @unchecked Sendable {
         condition.withLock {
             guard !job.stale else { return }
             available.insert(start..<position)
+            confirmedAt = MonotonicClock.now()
             job.position = position
             if waiters > 0 { condition.broadcast() }
         }
@@ -299,9 +336,10 @@ public final class CacheEntry: @unchecked Sendable {
         }
     }
 
-    /// The remote file changed: nothing here may be served any more.
-    private func invalidate() {
+    /// The remote file changed (or its bytes must go): nothing here may be served any more.
+    private func invalidate(changed: Bool = false) {
         condition.withLock {
+            if changed { changedOnServer = true }
             for job in jobs {
                 job.cancel()
                 job.stale = true

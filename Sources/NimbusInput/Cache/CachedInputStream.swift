@@ -34,6 +34,14 @@ public final class CachedInputStream: InputStream {
         return count
     }
 
+    /// The caller's own request just proved the version current (a URL's probe).
+    public func markConfirmed() { entry.markConfirmed() }
+
+    /// See `CacheEntry.confirm`: with the cache's `revalidateAfter` window.
+    public func confirmFreshness() throws(InputError) {
+        try entry.confirm(window: cache.revalidateAfter, limit: RangeCache.confirmationLimit)
+    }
+
     public func seek(to offset: Int64) throws(InputError) {
         guard offset >= 0 else { throw InputError("Invalid seek offset \(offset) in \"\(uri)\"") }
         position = offset

@@ -32,7 +32,15 @@ public final class RangeCache: Sendable {
         logger.error("\(purpose.name) fetch failed: \(error.message)")
     }
 
-    public init(directory: String, budget: Int64, logger: Logger) {
+    /// Cached bytes of an incomplete file confirmed with the server longer ago than this
+    /// (nanoseconds) are confirmed again before a player takes them (`cache_revalidate`).
+    public let revalidateAfter: UInt64
+    /// How long a player waits for that confirmation before it plays what is cached.
+    static let confirmationLimit = 2.0
+
+    public init(directory: String, budget: Int64, revalidateAfter: Duration = .seconds(60), logger: Logger) {
+        self.revalidateAfter = UInt64(max(0, revalidateAfter.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, revalidateAfter.components.attoseconds / 1_000_000_000))
         self.directory = directory
         self.budget = budget
         self.logger = logger

@@ -50,9 +50,12 @@ public struct HTTPFiles: Sendable {
         let validator = etag.flatMap { $0.hasPrefix("\"") ? $0 : nil }
         let version = etag ?? response[header: "last-modified"] ?? "\(length)"
         let source = RangedHTTPSource(what: host, pool: pool, length: length, validator: validator) { _ in HTTPTarget(url: url) }
-        return try cache.open(
+        let stream = try cache.open(
             key: CacheKey(account: "http", fileID: url, version: version), length: length, source: source, purpose: purpose,
             uri: url, mimeType: response[header: "content-type"])
+        // The probe just named the version: its cached bytes are current.
+        stream.markConfirmed()
+        return stream
     }
 
     /// A small document fetched whole (a playlist): `accepts` sees the headers first and may
