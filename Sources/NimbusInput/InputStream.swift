@@ -17,6 +17,9 @@ public protocol InputStream: AnyObject {
     func seek(to offset: Int64) throws(InputError)
     /// What a radio stream says of itself (ICY); nil for files.
     var streamTags: StreamTags? { get }
+    /// Reached over a network (a cloud file, a URL): a decoder then seeks by byte offset where
+    /// it can instead of reading everything before the target.
+    var isRemote: Bool { get }
     /// Makes sure the bytes about to be played are of the current version (a cached remote
     /// file asks its server when it has not for a while); a no-op for other streams.
     func confirmFreshness() throws(InputError)
@@ -40,6 +43,7 @@ public enum InputStreamDomain {}
 extension InputStream {
     public var streamTags: StreamTags? { nil }
     public func confirmFreshness() throws(InputError) {}
+    public var isRemote: Bool { false }
 
     /// Reads until `count` bytes or end of stream.
     public func read(count: Int) throws(InputError) -> [UInt8] {

@@ -49,6 +49,11 @@ final class MP3Handle {
         context = StreamContext(stream)
         var flags = Int(MPG123_QUIET.rawValue | MPG123_STORE_RAW_ID3.rawValue)
         if pictures { flags |= Int(MPG123_PICTURE.rawValue) }
+        // Over a network a seek past what libmpg123 has indexed goes by byte offset, as
+        // players do: the Xing/LAME table of contents, else the constant bit rate and the
+        // file's length, then the next frame's sync. Within the index (everything decoded
+        // so far) seeks stay sample-exact; a local file is always scanned exactly.
+        if stream.isRemote { flags |= Int(MPG123_FUZZY.rawValue) }
         mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
         mpg123_format_none(handle)
         for rate in [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] {

@@ -10,6 +10,7 @@ public final class CachedInputStream: InputStream {
     public private(set) var position: Int64 = 0
     public var size: Int64? { entry.length }
     public var isSeekable: Bool { true }
+    public var isRemote: Bool { true }
     private let entry: CacheEntry
     private let cache: RangeCache
     private let reader: ReaderState
