@@ -13,16 +13,20 @@ final class FFmpegInput {
     /// before anything can throw, so `deinit` runs and frees on every failure).
     private(set) var audioIndex: Int32 = -1
 
+    /// Decoding reads in large pieces; a tag scan in small ones, so opening an .m4a and probing
+    /// its first packets stays inside the head the range cache fetched, and reading `moov` at
+    /// the end does not pull in a block before it.
     static let bufferSize: Int32 = 32 << 10
+    static let scanBufferSize: Int32 = 4 << 10
 
-    init(_ stream: any InputStream, name: String?) throws(DecoderError) {
+    init(_ stream: any InputStream, name: String?, bufferSize: Int32 = FFmpegInput.bufferSize) throws(DecoderError) {
         context = StreamContext(stream)
         try? stream.seek(to: 0)
-        guard let buffer = av_malloc(Int(Self.bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
+        guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
             throw DecoderError("out of memory")
         }
         io = avio_alloc_context(
-            buffer, Self.bufferSize, 0, context.pointer,
+            buffer, bufferSize, 0, context.pointer,
             { pointer, buffer, size in
                 let got = StreamContext.from(pointer).readFully(buffer, Int(size))
                 if got < 0 { return -5 }  // AVERROR(EIO)

@@ -71,7 +71,7 @@ public struct FFmpegPlugin: DecoderPlugin {
     ]
 
     public func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult {
-        let input = try FFmpegInput(stream, name: stream.uri)
+        let input = try FFmpegInput(stream, name: stream.uri, bufferSize: FFmpegInput.scanBufferSize)
         let audio = input.audioStream.pointee
         var result = ScanResult()
         var collector = TagCollector()
