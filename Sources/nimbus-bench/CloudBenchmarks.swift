@@ -119,26 +119,12 @@ struct CloudBenchmarks {
         try daemon.waitForDatabase(songs: songs, timeout: 1800)
     }
 
-    /// From `start` (`play`, or a seek that starts playback) to the first byte of audio in the
-    /// daemon's FIFO output.
     private func firstAudio(_ daemon: ServerProcess, _ probe: FirstAudioProbe, _ song: String, start command: String = "play") throws
         -> Double
     {
-        let client = try probe.prepare(daemon, song)
-        let poller = try daemon.connect()
-        let start = DispatchTime.now().uptimeNanoseconds
-        _ = try client.request(command)
-        // What a client sees: the first `status` whose elapsed is above zero.
-        lastElapsed = 120
-        while DispatchTime.now().uptimeNanoseconds - start < 120_000_000_000 {
-            let elapsed = try poller.request("status").first { $0.hasPrefix("elapsed: ") }.flatMap { Double($0.dropFirst(9)) } ?? 0
-            if elapsed > 0 {
-                lastElapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                break
-            }
-        }
-        guard let heard = probe.waitForAudio(timeout: 120) else { throw BenchFailure("no audio from \(song)") }
-        return Double(heard - start) / 1e9
+        let timing = try probe.time(daemon, song, start: command)
+        lastElapsed = timing.elapsed
+        return timing.audio
     }
 
     /// Seconds from the last `firstAudio` start until `status` showed an elapsed time.
@@ -188,6 +174,26 @@ final class FirstAudioProbe {
         return client
     }
 
+    /// From `start` (`play`, or a seek that starts playback) to the first byte of audio in the
+    /// FIFO (`audio`), and to the first `status` whose elapsed is above zero, as a client sees
+    /// it (`elapsed`), in seconds.
+    func time(_ daemon: ServerProcess, _ song: String, start command: String = "play") throws -> (audio: Double, elapsed: Double) {
+        let client = try prepare(daemon, song)
+        let poller = try daemon.connect()
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try client.request(command)
+        var elapsed = 120.0
+        while DispatchTime.now().uptimeNanoseconds - start < 120_000_000_000 {
+            let shown = try poller.request("status").first { $0.hasPrefix("elapsed: ") }.flatMap { Double($0.dropFirst(9)) } ?? 0
+            if shown > 0 {
+                elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                break
+            }
+        }
+        guard let heard = waitForAudio(timeout: 120) else { throw BenchFailure("no audio from \(song)") }
+        return (Double(heard - start) / 1e9, elapsed)
+    }
+
     /// Empties the FIFO and waits until nothing more arrives (the previous song has stopped).
     func drain() {
         var quiet = 0
@@ -224,10 +230,12 @@ final class LatencyProxy {
     private let directory = TemporaryDirectory("nimbus-bench-proxy")
     let port: Int
 
-    init(targetPort: Int, milliseconds: Int) throws {
+    /// `rate`: bytes per second of the line back to the clients (none: as fast as loopback).
+    init(targetPort: Int, milliseconds: Int, rate: Int? = nil) throws {
         let state = directory.file("state.json")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [Fixtures.repositoryRoot + "/scripts/latency-proxy", String(targetPort), String(milliseconds), state]
+            + (rate.map { [String($0)] } ?? [])
         try process.run()
         guard waitUntil({ FileManager.default.fileExists(atPath: state) }),
             let data = FileManager.default.contents(atPath: state),

@@ -25,6 +25,12 @@ do {
     if wanted("cloud") {
         notes += try CloudBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("share") {
+        try NetworkBenchmarks(quick: quick).runShare(into: &report)
+    }
+    if wanted("seek") {
+        notes += try NetworkBenchmarks(quick: quick).runSeek(into: &report)
+    }
     if wanted("httpd") {
         notes += try HTTPDBenchmarks(quick: quick).run(into: &report)
     }

@@ -119,6 +119,32 @@ final class CloudProviderTests: XCTestCase {
         XCTAssertNil(try again.request("status").first { $0.hasPrefix("error:") })
     }
 
+    /// A provider that answers 429 with a long Retry-After: the account says until when it is
+    /// rate limited, its songs stay, and the first answer afterwards makes it `ok` again.
+    func testARateLimitedAccountSaysUntilWhen() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/python3"), "python3 is not installed")
+        let (emulator, daemon, client, _) = try start("yandex-disk")
+        // An hour is too long to wait inside an update: it fails at once, and the state lasts
+        // until an answer gets through.
+        try emulator.throttle(count: 1, retryAfter: 3600)
+        let asked = Date()
+        XCTAssertEqual(try client.request("update cloud"), ["updating_db: 2", "OK"])
+        var fields: [String] = []
+        XCTAssertTrue(waitUntil(timeout: 60) {
+            fields = (try? client.request("listaccounts")) ?? []
+            return fields.contains("state: rate limited")
+        }, "\(fields)")
+        let until = try XCTUnwrap(fields.first { $0.hasPrefix("until: ") }.map { String($0.dropFirst(7)) })
+        let formatter = ISO8601DateFormatter()
+        let when = try XCTUnwrap(formatter.date(from: until))
+        XCTAssertEqual(when.timeIntervalSince(asked), 3600, accuracy: 60, "until an hour from now: \(until)")
+        XCTAssertTrue(fields.contains("songs: 8"), "its songs stay: \(fields)")
+        XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+        XCTAssertEqual(try client.request("update cloud"), ["updating_db: 3", "OK"])
+        XCTAssertTrue(waitUntil(timeout: 20) { (try? client.request("listaccounts"))?.contains("state: ok") == true }, "\((try? client.request("listaccounts")) ?? []) \(daemon.log.suffix(1200))")
+        _ = daemon
+    }
+
     /// Throttled listings are retried after Retry-After; an expired login shows in status.
     func testThrottlingAndRevokedCredentials() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/python3"), "python3 is not installed")

@@ -167,24 +167,38 @@ public final class CacheEntry: @unchecked Sendable {
         let interrupt = ReadInterrupt.current
         condition.lock()
         defer { condition.unlock() }
-        if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
         let asked = MonotonicClock.now()
-        guard !available.contains(0..<length), confirmedAt == 0 || asked - confirmedAt >= window,
-            let gap = available.gaps(in: 0..<length).first
-        else { return }
-        let job = jobs.first { !$0.finished && $0.range.contains(gap.lowerBound) }
-            ?? startJob(planned(from: gap.lowerBound, size: Self.blockSize), purpose: .playing)
+        guard confirmedAt == 0 || asked - confirmedAt >= window || changedOnServer else { return }
         let deadline = Date().addingTimeInterval(limit)
         waiters += 1
         defer { waiters -= 1 }
-        while confirmedAt < asked, !job.finished, !changedOnServer {
+        while true {
+            if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
+            // Whole here (nothing to fetch, nothing to splice), or proved by a request sent
+            // since we asked; a fetch already under way when we asked proves nothing newer.
+            if confirmedAt >= asked || available.contains(0..<length) { return }
+            if !jobs.contains(where: { !$0.finished && $0.requestedAt >= asked }), let offset = firstUnfetchedOffset() {
+                _ = startJob(planned(from: offset, size: Self.blockSize), purpose: .playing)
+            }
             if let interrupt, interrupt.isPending { throw .interrupted }
             interrupt?.whileWaiting { [condition] in condition.withLock { condition.broadcast() } }
             let woken = condition.wait(until: deadline)
             interrupt?.whileWaiting(wake: nil)
             if !woken { return }
         }
-        if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
+    }
+
+    /// The first missing byte no running fetch is bringing.
+    private func firstUnfetchedOffset() -> Int64? {
+        let running = jobs.filter { !$0.finished }.map { $0.position..<$0.range.upperBound }
+        for gap in available.gaps(in: 0..<length) {
+            var offset = gap.lowerBound
+            while offset < gap.upperBound {
+                guard let covering = running.first(where: { $0.contains(offset) }) else { return offset }
+                offset = covering.upperBound
+            }
+        }
+        return nil
     }
 
     func markConfirmed() { condition.withLock { confirmedAt = MonotonicClock.now() } }
@@ -254,6 +268,8 @@ public final class CacheEntry: @unchecked Sendable {
         var writeError: Int32 = 0
         while position < job.range.upperBound, !job.isCancelled {
             counters.request()
+            let requested = MonotonicClock.now()
+            condition.withLock { job.requestedAt = requested }
             var remote: RemoteError?
             let before = position
             do throws(RemoteError) {
@@ -298,7 +314,8 @@ public final class CacheEntry: @unchecked Sendable {
                 break
             }
             if position < job.range.upperBound, !job.isCancelled {
-                Thread.sleep(forTimeInterval: delay)
+                // A server's Retry-After is waited out (within the purpose's deadline).
+                Thread.sleep(forTimeInterval: max(delay, Double(min(remote?.retryAfter ?? 0, 10))))
                 delay = min(delay * 2, 4)
             }
         }
@@ -319,7 +336,7 @@ public final class CacheEntry: @unchecked Sendable {
         condition.withLock {
             guard !job.stale else { return }
             available.insert(start..<position)
-            confirmedAt = MonotonicClock.now()
+            confirmedAt = max(confirmedAt, job.requestedAt)
             job.position = position
             if waiters > 0 { condition.broadcast() }
         }

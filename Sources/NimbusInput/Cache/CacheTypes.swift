@@ -37,19 +37,22 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
     public let message: String
     /// A transient error where no connection could be made at all (server down, no network).
     public let unreachable: Bool
+    /// Seconds the server asked to wait before the next try (429, 503 with Retry-After).
+    public let retryAfter: Int?
 
-    public init(_ kind: Kind, _ message: String, unreachable: Bool = false) {
+    public init(_ kind: Kind, _ message: String, unreachable: Bool = false, retryAfter: Int? = nil) {
         self.kind = kind
         self.message = message
         self.unreachable = unreachable
+        self.retryAfter = retryAfter
     }
 
     public var description: String { message }
 }
 
 /// Fetches bytes of one remote file (one version of it): the provider's part of the cache.
-/// Implementations resolve download links, refresh tokens, send validators and honour
-/// Retry-After themselves; the cache resumes interrupted fetches.
+/// Implementations resolve download links, refresh tokens and send validators; the cache
+/// resumes interrupted fetches, waiting as long as a Retry-After asks.
 public protocol RemoteSource: Sendable {
     /// Delivers the bytes of `range` in order to `sink` until it returns false or the range
     /// ends; a response that ends early simply stops delivering.

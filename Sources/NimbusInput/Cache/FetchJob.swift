@@ -6,7 +6,7 @@ import Synchronization
 /// A fetch of one range of one entry, run by a fetcher thread. Readers wait on the entry
 /// for the bytes they need and are woken as each chunk lands, not when the whole range did.
 final class FetchJob: @unchecked Sendable {
-    // Invariant: `position`, `finished` and `error` are only touched with the entry's
+    // Invariant: `position`, `finished`, `error` and `requestedAt` are only touched with the entry's
     // condition locked; `cancelled` is atomic.
     let entry: CacheEntry
     let range: Range<Int64>
@@ -18,6 +18,9 @@ final class FetchJob: @unchecked Sendable {
     /// Set (with the condition locked) when the file changed under the job: what it still
     /// writes is the old version and must never count as cached.
     var stale = false
+    /// When its current request went out (monotonic nanoseconds; 0: not yet): bytes arriving
+    /// for it prove the file's version as of then.
+    var requestedAt: UInt64 = 0
     let cancelled = Atomic<Bool>(false)
 
     init(entry: CacheEntry, range: Range<Int64>, purpose: FetchPurpose, sequence: UInt64) {

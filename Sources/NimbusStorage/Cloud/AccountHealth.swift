@@ -75,10 +75,11 @@ public final class AccountHealth: Sendable {
                 report.reason = reason
             } else if let refresh = record.refresh {
                 (report.state, report.since, report.reason) = (.refreshFailed, refresh.since, refresh.reason)
+            } else if let until = record.limitedUntil, until > now {
+                // A listing refused with 429 also failed: the limit is the better explanation.
+                (report.state, report.until) = (.rateLimited, until)
             } else if let unreachable = record.unreachable {
                 (report.state, report.since, report.reason) = (.unreachable, unreachable.since, unreachable.reason)
-            } else if let until = record.limitedUntil, until > now {
-                (report.state, report.until) = (.rateLimited, until)
             }
             return report
         }
@@ -103,6 +104,13 @@ public final class AccountHealth: Sendable {
     func noteRateLimited(seconds: Int) {
         let until = Int64(Date().timeIntervalSince1970) + Int64(max(seconds, 1))
         record.withLock { $0.limitedUntil = max($0.limitedUntil ?? 0, until) }
+    }
+    /// The provider answered a request: a rate limit it had set is over.
+    func noteAnswered() {
+        let now = Int64(Date().timeIntervalSince1970)
+        record.withLock { record in
+            if let until = record.limitedUntil, until > now { record.limitedUntil = nil }
+        }
     }
     func noteUnreachable(_ reason: String) {
         let now = Int64(Date().timeIntervalSince1970)

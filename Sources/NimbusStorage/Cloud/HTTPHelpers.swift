@@ -77,14 +77,14 @@ enum HTTPHelpers {
         return Int64(timegm(&components))
     }
 
-    /// Maps an unwanted status to the cache's error kinds, waiting out a short Retry-After.
+    /// Maps an unwanted status to the cache's error kinds; a Retry-After travels with it for
+    /// whoever retries.
     static func error(for response: HTTPResponse, _ what: String) -> RemoteError {
         switch response.status {
         case 401, 403: return RemoteError(.unauthorized, "\(what): access denied (HTTP \(response.status))")
         case 404, 410: return RemoteError(.notFound, "\(what): not found (HTTP \(response.status))")
         case 429, 500...599:
-            if let wait = response.retryAfter { usleep(useconds_t(min(wait, 10)) * 1_000_000) }
-            return RemoteError(.transient, "\(what): HTTP \(response.status)")
+            return RemoteError(.transient, "\(what): HTTP \(response.status)", retryAfter: response.retryAfter)
         default: return RemoteError(.permanent, "\(what): HTTP \(response.status)")
         }
     }

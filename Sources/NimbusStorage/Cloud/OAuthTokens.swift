@@ -210,9 +210,14 @@ struct JSONAPI: Sendable {
                 if response.status == 429 { tokens.health.noteRateLimited(seconds: response.retryAfter ?? 60) }
                 attempts += 1
                 let error = HTTPHelpers.error(for: response, account)
-                if attempts < 4 { continue }
-                throw error
+                // The provider says when to come back: a few seconds are waited here (a
+                // listing thread); a longer wait is the account's `rate limited until …`.
+                let wait = response.retryAfter ?? attempts
+                guard attempts < 4, wait <= 5 else { throw error }
+                usleep(useconds_t(wait) * 1_000_000)
+                continue
             }
+            tokens.health.noteAnswered()
             return (response, try? JSONSerialization.jsonObject(with: Data(body)))
         }
     }
