@@ -20,6 +20,9 @@ public protocol InputStream: AnyObject {
     /// Reached over a network (a cloud file, a URL): a decoder then seeks by byte offset where
     /// it can instead of reading everything before the target.
     var isRemote: Bool { get }
+    /// Asks for `range` to be brought in the background, at the reader's priority, without
+    /// waiting (a tag scanner keeping what a player will read first); a no-op for local files.
+    func prefetch(_ range: Range<Int64>)
     /// Makes sure the bytes about to be played are of the current version (a cached remote
     /// file asks its server when it has not for a while); a no-op for other streams.
     func confirmFreshness() throws(InputError)
@@ -44,6 +47,7 @@ extension InputStream {
     public var streamTags: StreamTags? { nil }
     public func confirmFreshness() throws(InputError) {}
     public var isRemote: Bool { false }
+    public func prefetch(_ range: Range<Int64>) {}
 
     /// Reads until `count` bytes or end of stream.
     public func read(count: Int) throws(InputError) -> [UInt8] {

@@ -11,6 +11,9 @@ final class RangeCacheTests: XCTestCase {
         // Invariant: mutable state only through `state`.
         let bytes: [UInt8]
         let state = Mutex<(sent: Int64, requests: Int, dropAfter: Int?, failuresLeft: Int, changed: Bool)>((0, 0, nil, 0, false))
+        /// Bytes per delivery, and a pause before each (a slow line).
+        var chunkSize = 16384
+        var pause: useconds_t = 0
 
         init(size: Int) {
             // A cheap xorshift stream: distinct bytes everywhere, so misplaced ranges show.
@@ -39,7 +42,8 @@ final class RangeCacheTests: XCTestCase {
             var position = Int(range.lowerBound)
             let end = Int(range.upperBound)
             while position < end {
-                var chunk = min(16384, end - position)
+                if pause > 0 { usleep(pause) }
+                var chunk = min(chunkSize, end - position)
                 if let dropAfter, position - Int(range.lowerBound) + chunk > dropAfter {
                     chunk = dropAfter - (position - Int(range.lowerBound))
                     state.withLock { $0.sent += Int64(max(0, chunk)) }
@@ -59,6 +63,27 @@ final class RangeCacheTests: XCTestCase {
     private func readAll(_ stream: any NimbusInput.InputStream) throws -> [UInt8] {
         try stream.seek(to: 0)
         return try stream.readToEnd()
+    }
+
+    /// A tag scanner that needs only a file's first bytes and closes at once leaves its head
+    /// probe to land whole: a player reads the rest of that head later (a FLAC's padding)
+    /// and must not wait for the network over a hole the closing cut.
+    func testAClosedScannersHeadProbeLandsWhole() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 200_000)
+        remote.chunkSize = 512
+        remote.pause = 2000
+        let cache = RangeCache(directory: directory.path, budget: 1 << 30, logger: .silent)
+        let key = CacheKey(account: "a", fileID: "f", version: "1")
+        do {
+            let scanner = try cache.open(key: key, length: 200_000, source: remote, purpose: .indexing, uri: "a/f")
+            XCTAssertEqual(try scanner.read(count: 150), Array(remote.bytes[0..<150]))
+        }
+        XCTAssertTrue(waitUntil(timeout: 10) { remote.sent >= 16384 }, "the probe went on after the scanner closed")
+        let requests = remote.state.withLock { $0.requests }
+        let player = try cache.open(key: key, length: 200_000, source: remote, purpose: .playing, uri: "a/f")
+        XCTAssertEqual(try player.read(count: 16384), Array(remote.bytes[0..<16384]))
+        XCTAssertEqual(remote.state.withLock { $0.requests }, requests, "the head was all there")
     }
 
     /// A player about to take cached bytes of an incomplete file asks the server first when

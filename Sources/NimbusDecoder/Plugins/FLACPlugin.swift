@@ -31,7 +31,24 @@ public struct FLACPlugin: DecoderPlugin {
             let status = FLAC__metadata_chain_status(chain)
             throw DecoderError("not a valid FLAC file (metadata chain status \(status.rawValue))")
         }
-        return collect(chain, options: options)
+        let result = collect(chain, options: options)
+        keepFirstFrames(of: stream, chain: chain)
+        return result
+    }
+
+    /// A cloud song's first audio must not wait on the network: the head a scan reads holds
+    /// the metadata it parsed, but a player also reads what the scan skipped (padding) and a
+    /// FLAC frame is large (up to STREAMINFO's max frame size, often 10–20 KiB), the first one
+    /// lying just past the metadata. Whatever of that head is missing is fetched now in the
+    /// background, so `play` finds it cached.
+    private func keepFirstFrames(of stream: any InputStream, chain: OpaquePointer) {
+        guard stream.isRemote, let iterator = FLAC__metadata_iterator_new() else { return }
+        defer { FLAC__metadata_iterator_delete(iterator) }
+        FLAC__metadata_iterator_init(iterator, chain)
+        guard let block = FLAC__metadata_iterator_get_block(iterator), block.pointee.type == FLAC__METADATA_TYPE_STREAMINFO else { return }
+        let largest = Int64(block.pointee.data.stream_info.max_framesize)
+        let audioStart = stream.position
+        stream.prefetch(0..<(audioStart + 2 * (largest > 0 ? largest : 16 << 10)))
     }
 
     private func collect(_ chain: OpaquePointer, options: ScanOptions) -> ScanResult {

@@ -208,7 +208,7 @@ public final class CacheEntry: @unchecked Sendable {
         condition.withLock {
             for wanted in ranges {
                 for gap in available.gaps(in: wanted.clamped(to: 0..<length)) {
-                    if jobs.contains(where: { !$0.finished && $0.range.contains(gap.lowerBound) }) { continue }
+                    if jobs.contains(where: { !$0.finished && !$0.isCancelled && $0.range.contains(gap.lowerBound) }) { continue }
                     _ = startJob(gap, purpose: purpose)
                 }
             }

@@ -35,6 +35,8 @@ public final class CachedInputStream: InputStream {
         return count
     }
 
+    public func prefetch(_ range: Range<Int64>) { entry.prefetch([range], purpose: reader.purpose) }
+
     /// The caller's own request just proved the version current (a URL's probe).
     public func markConfirmed() { entry.markConfirmed() }
 

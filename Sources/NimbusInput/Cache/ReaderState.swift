@@ -49,14 +49,24 @@ final class ReaderState {
         return runEnd..<min(length, runEnd + size)
     }
 
-    /// A new fetch that does not continue the previous one makes the previous one useless.
+    /// A new fetch that does not continue the previous one makes the previous one useless —
+    /// unless that one is a single probe: its bytes are already on their way, and cutting it
+    /// short would leave a hole in a file's head that a player reads later (a FLAC's tag scan
+    /// that needs only its first 150 bytes closed its stream and cut the 16 KiB head probe
+    /// after 512 bytes; the song's first audio then waited for the network).
     func started(_ job: FetchJob) {
         if let last = lastJob, last !== job, !(last.range.lowerBound...last.range.upperBound).contains(job.range.lowerBound) {
-            last.cancel()
+            cancelUnlessProbe(last)
         }
         lastJob = job
     }
 
-    /// The reader is done: what it asked for ahead is no longer needed.
-    func close() { lastJob?.cancel() }
+    /// The reader is done: what it asked for ahead is no longer needed (a probe still lands).
+    func close() {
+        if let lastJob { cancelUnlessProbe(lastJob) }
+    }
+
+    private func cancelUnlessProbe(_ job: FetchJob) {
+        if job.range.count > probeSize { job.cancel() }
+    }
 }
