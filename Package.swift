@@ -123,7 +123,7 @@ let package = Package(
 
         .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
-            name: "NimbusProtocolTests", dependencies: ["NimbusProtocol"], swiftSettings: strict),
+            name: "NimbusProtocolTests", dependencies: ["NimbusProtocol", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusConfigTests", dependencies: ["NimbusConfig", "NimbusModel", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
             name: "NimbusCoreTests",

@@ -56,9 +56,17 @@ public protocol DecoderPlugin: Sendable {
 /// The plugins in priority order, handed in by the daemon (never discovered by reflection).
 public struct DecoderRegistry: Sendable {
     public let plugins: [any DecoderPlugin]
+    /// Lower-cased suffix → the plugins claiming it, in priority order: an update asks for
+    /// every file, and FFmpeg alone claims a few hundred suffixes.
+    private let bySuffix: [String: [Int]]
 
     public init(_ plugins: [any DecoderPlugin]) {
         self.plugins = plugins
+        var bySuffix: [String: [Int]] = [:]
+        for (index, plugin) in plugins.enumerated() {
+            for suffix in Set(plugin.suffixes.map { $0.lowercased() }) { bySuffix[suffix, default: []].append(index) }
+        }
+        self.bySuffix = bySuffix
     }
 
     /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC, libopusfile, the native WAV reader,
@@ -68,13 +76,13 @@ public struct DecoderRegistry: Sendable {
     /// The plugin for a suffix; when several claim it (`.ogg`: Vorbis, then Opus), one that
     /// tries them in order, as MPD does, so an Opus stream in a `.ogg` file plays.
     public func plugin(forSuffix suffix: String) -> (any DecoderPlugin)? {
-        let lowered = suffix.lowercased()
-        let claiming = plugins.filter { $0.suffixes.contains(lowered) }
-        return claiming.count > 1 ? FirstThatFits(claiming) : claiming.first
+        guard let claiming = bySuffix[suffix] ?? bySuffix[suffix.lowercased()] else { return nil }
+        return claiming.count > 1 ? FirstThatFits(claiming.map { plugins[$0] }) : plugins[claiming[0]]
     }
 
     public func plugin(forPath path: String) -> (any DecoderPlugin)? {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        let utf8 = path.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), !utf8[dot...].contains(UInt8(ascii: "/")) else { return nil }
         return plugin(forSuffix: String(path[path.index(after: dot)...]))
     }
 

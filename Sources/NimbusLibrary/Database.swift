@@ -1,5 +1,6 @@
 import NimbusModel
 import NimbusStorage
+import Synchronization
 
 /// One immutable state of the song database. The core swaps whole snapshots, so queries
 /// never see an update half done.
@@ -21,6 +22,23 @@ public final class Database: Sendable {
         self.root = root
         self.updated = updated
         self.statistics = Self.statistics(of: root)
+    }
+
+    /// Answers of whole-library queries (`list album group albumartist`, `count group genre`)
+    /// on this snapshot, which never changes: a client browsing asks them again and again, and
+    /// the next update brings a new snapshot with an empty memo.
+    private let memo = Mutex<(entries: [String: any Sendable], order: [String])>(([:], []))
+    static let memoCapacity = 32
+
+    /// `compute`'s answer for `key`, remembered.
+    func remembered<T: Sendable>(_ key: String, _ compute: () throws(LibraryError) -> T) throws(LibraryError) -> T {
+        if let known = memo.withLock({ $0.entries[key] }) as? T { return known }
+        let value = try compute()
+        memo.withLock { memo in
+            if memo.entries.updateValue(value, forKey: key) == nil { memo.order.append(key) }
+            if memo.order.count > Self.memoCapacity { memo.entries[memo.order.removeFirst()] = nil }
+        }
+        return value
     }
 
     public static let empty = Database(root: LibraryDirectory(name: ""), updated: 0)

@@ -71,7 +71,11 @@ public final class FilterEvaluator {
     public init(_ filter: SongFilter) throws(LibraryError) {
         root = try Self.compile(filter)
         base = filter.baseDirectory
+        key = String(describing: filter)
     }
+
+    /// The filter spelled out in full, to remember answers by.
+    let key: String
 
     private static func compile(_ filter: SongFilter) throws(LibraryError) -> Node {
         switch filter {

@@ -124,6 +124,18 @@ extension Database {
 
     /// `count`: totals of matching songs, or per value of `group` (empty for songs lacking it).
     public func count(_ filter: FilterEvaluator?, group: TagType?) throws(LibraryError) -> [(String?, Count)] {
+        try remembered("count \(String(describing: group)) \(filter?.key ?? "")") { () throws(LibraryError) -> [Counted] in
+            try computeCount(filter, group: group).map { Counted(value: $0.0, count: $0.1) }
+        }.map { ($0.value, $0.count) }
+    }
+
+    /// One group of a `count` answer, as it is remembered.
+    struct Counted: Sendable {
+        let value: String?
+        let count: Count
+    }
+
+    private func computeCount(_ filter: FilterEvaluator?, group: TagType?) throws(LibraryError) -> [(String?, Count)] {
         var total = Count()
         var groups: [String: Count] = [:]
         try visitSongs(matching: filter, base: filter?.base ?? "") { _, song in
@@ -150,6 +162,12 @@ extension Database {
     /// `list`: unique values of `types` nested outermost first (the last `group` clause first,
     /// the listed tag last), each level sorted by bytes, as MPD's RecursiveMap prints them.
     public func uniqueValues(_ types: [TagType], matching filter: FilterEvaluator?) throws(LibraryError) -> ValueTree {
+        try remembered("list \(types) \(filter?.key ?? "")") { () throws(LibraryError) -> ValueTree in
+            try computeUniqueValues(types, matching: filter)
+        }
+    }
+
+    private func computeUniqueValues(_ types: [TagType], matching filter: FilterEvaluator?) throws(LibraryError) -> ValueTree {
         var tree = ValueTree()
         // Songs of one album sit together and usually share every listed value, so a song
         // whose single values equal the previous song's adds nothing and skips the hashing.

@@ -46,6 +46,8 @@ struct UpdateWalk {
         var name: String
         var modified: Int64
         var identity: FileIdentity?
+        /// What the database had here, handed back as it is when nothing below changed.
+        var old: LibraryDirectory?
         var songs: [PendingSong] = []
         var directories: [PendingDirectory] = []
         /// A folder that could not be listed (a cloud account offline) stays as it was.
@@ -129,7 +131,7 @@ struct UpdateWalk {
     private func walk(
         old: LibraryDirectory?, path: String, name: String, entry: StorageEntry?, ancestors: [FileIdentity], plan: Plan
     ) -> PendingDirectory {
-        var pending = PendingDirectory(name: name, modified: entry?.modified ?? 0, identity: entry?.identity)
+        var pending = PendingDirectory(name: name, modified: entry?.modified ?? 0, identity: entry?.identity, old: old)
         let entries: [StorageEntry]
         do {
             entries = try storage.list(path) { logger.info($0) }
@@ -213,16 +215,36 @@ struct UpdateWalk {
     }
 
     private func materialize(_ pending: PendingDirectory, plan: Plan) -> LibraryDirectory? {
-        if let kept = pending.kept { return kept }
+        materializeNoting(pending, plan: plan).directory
+    }
+
+    /// The directory as it is now, and whether it differs from what the database had. An
+    /// unchanged folder is the old one itself, not re-sorted: an update that finds nothing
+    /// new builds nothing (MPD's no-change update is a walk and `stat`s, so is this).
+    private func materializeNoting(_ pending: PendingDirectory, plan: Plan) -> (directory: LibraryDirectory?, changed: Bool) {
+        if let kept = pending.kept { return (kept, false) }
         var directory = LibraryDirectory(name: pending.name, modified: pending.modified, identity: pending.identity)
+        var changed = false
         for song in pending.songs {
             switch song {
             case .ready(let existing): directory.songs.append(existing)
-            case .scan(let index): if let scanned = plan.results[index] { directory.songs.append(scanned) }
+            case .scan(let index):
+                changed = true
+                if let scanned = plan.results[index] { directory.songs.append(scanned) }
             }
         }
-        directory.directories = pending.directories.compactMap { materialize($0, plan: plan) }
+        for child in pending.directories {
+            let (materialized, childChanged) = materializeNoting(child, plan: plan)
+            if childChanged || (materialized == nil) != (child.old == nil) { changed = true }
+            if let materialized { directory.directories.append(materialized) }
+        }
+        if !changed, let old = pending.old, old.modified == directory.modified, old.identity == directory.identity,
+            old.songs.count == directory.songs.count, zip(old.songs, directory.songs).allSatisfy({ $0 === $1 }),
+            old.directories.count == directory.directories.count
+        {
+            return (old.isEmpty ? nil : old, false)
+        }
         directory.sortContents()
-        return directory.isEmpty ? nil : directory
+        return (directory.isEmpty ? nil : directory, true)
     }
 }

@@ -54,6 +54,93 @@ public struct ResponseWriter: Sendable {
         field(key, Int(clamping: value))
     }
 
+    /// `key: 44100:16:2` and the like: a number, a literal, a number.
+    mutating func field(_ key: StaticString, _ first: Int, _ middle: StaticString, _ last: Int) {
+        var left = DecimalDigits(first)
+        var right = DecimalDigits(last)
+        withUnsafeBytes(of: &left.buffer) { leftDigits in
+            withUnsafeBytes(of: &right.buffer) { rightDigits in
+                write(key.rawBuffer, .separator, UnsafeRawBufferPointer(rebasing: leftDigits[left.start...]), .none)
+                write(middle.rawBuffer, .none, UnsafeRawBufferPointer(rebasing: rightDigits[right.start...]), .newline)
+            }
+        }
+    }
+
+    /// `key: directory/name` without joining the two into a new string first (`file:` lines of
+    /// `listallinfo`, thousands of them).
+    public mutating func field(_ key: StaticString, directory: String, name: String) {
+        guard !directory.isEmpty else { return field(key, name) }
+        var directory = directory
+        var name = name
+        directory.withUTF8 { first in
+            name.withUTF8 { second in
+                write(key.rawBuffer, .separator, UnsafeRawBufferPointer(first), .slash)
+                write(UnsafeRawBufferPointer(second), .newline)
+            }
+        }
+    }
+
+    /// `key: 2026-11-30T11:29:30Z` (MPD's Last-Modified and Added), written in place: the
+    /// date arithmetic is Hinnant's days-to-civil, so neither libc's gmtime nor a String is
+    /// involved for the two timestamps of every song in a listing.
+    public mutating func field(_ key: StaticString, iso8601 seconds: Int64) {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let clock = seconds - days * 86400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (0...9999).contains(year) else { return field(key, TimeFormat.iso8601(seconds)) }
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { raw in
+            func put(_ value: Int64, at offset: Int, width: Int) {
+                var rest = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    raw[index] = UInt8(rest % 10) + 0x30
+                    rest /= 10
+                }
+            }
+            put(year, at: 0, width: 4)
+            raw[4] = UInt8(ascii: "-")
+            put(month, at: 5, width: 2)
+            raw[7] = UInt8(ascii: "-")
+            put(day, at: 8, width: 2)
+            raw[10] = UInt8(ascii: "T")
+            put(clock / 3600, at: 11, width: 2)
+            raw[13] = UInt8(ascii: ":")
+            put(clock / 60 % 60, at: 14, width: 2)
+            raw[16] = UInt8(ascii: ":")
+            put(clock % 60, at: 17, width: 2)
+            raw[19] = UInt8(ascii: "Z")
+            write(key.rawBuffer, .separator, UnsafeRawBufferPointer(rebasing: raw[0..<20]), .newline)
+        }
+    }
+
+    /// `key: 215.043`: milliseconds as seconds with three decimals (MPD's `duration`).
+    public mutating func field(_ key: StaticString, thousandths value: Int) {
+        var whole = DecimalDigits(value.magnitude / 1000 == 0 && value < 0 ? 0 : value / 1000)
+        let fraction = Int(value.magnitude % 1000)
+        var tail: (UInt32) = 0
+        withUnsafeMutableBytes(of: &tail) { raw in
+            raw[0] = UInt8(ascii: ".")
+            raw[1] = UInt8(fraction / 100) + 0x30
+            raw[2] = UInt8(fraction / 10 % 10) + 0x30
+            raw[3] = UInt8(fraction % 10) + 0x30
+        }
+        let sign: StaticString = value < 0 && value / 1000 == 0 ? "-" : ""
+        withUnsafeBytes(of: &whole.buffer) { digits in
+            withUnsafeBytes(of: &tail) { decimals in
+                write(key.rawBuffer, .separator, sign.rawBuffer, .none)
+                write(UnsafeRawBufferPointer(rebasing: digits[whole.start...]), .none, decimals, .newline)
+            }
+        }
+    }
+
     /// `binary: N`, the raw bytes and a newline, as albumart/readpicture send them.
     public mutating func binary(_ data: ArraySlice<UInt8>) {
         field("binary", data.count)
@@ -81,7 +168,7 @@ public struct ResponseWriter: Sendable {
         return storage
     }
 
-    fileprivate enum Suffix { case none, newline, separator }
+    fileprivate enum Suffix { case none, newline, separator, slash }
 
     private mutating func write(
         _ first: UnsafeRawBufferPointer, _ firstSuffix: Suffix, _ second: UnsafeRawBufferPointer? = nil,
@@ -112,7 +199,7 @@ extension ResponseWriter.Suffix {
     fileprivate var length: Int {
         switch self {
         case .none: return 0
-        case .newline: return 1
+        case .newline, .slash: return 1
         case .separator: return 2
         }
     }
@@ -123,6 +210,9 @@ extension ResponseWriter.Suffix {
             return position
         case .newline:
             position.storeBytes(of: 0x0A, as: UInt8.self)
+            return position + 1
+        case .slash:
+            position.storeBytes(of: UInt8(ascii: "/"), as: UInt8.self)
             return position + 1
         case .separator:
             position.storeBytes(of: UInt8(ascii: ":"), as: UInt8.self)

@@ -1,3 +1,4 @@
+import NimbusLibrary
 import NimbusModel
 import NimbusProtocol
 import NimbusQueue
@@ -12,23 +13,36 @@ enum SongPrinter {
     }
 
     static func writeBody(_ song: Song, range: SongRange? = nil, mask: TagMask, into out: inout ResponseWriter) {
+        writeBody(modified: song.lastModified, added: song.added, format: song.format, tag: song.tag, range: range, mask: mask, into: &out)
+    }
+
+    /// A library song written where it lies, without making a `Song` (a listing of thousands).
+    static func write(_ song: LibrarySong, in directory: String, mask: TagMask, into out: inout ResponseWriter) {
+        out.field("file", directory: directory, name: song.name)
+        writeBody(modified: song.modified, added: song.added, format: song.format, tag: song.tag, range: nil, mask: mask, into: &out)
+    }
+
+    private static func writeBody(
+        modified: Int64?, added: Int64?, format: AudioFormat?, tag: borrowing Tag, range: SongRange?, mask: TagMask,
+        into out: inout ResponseWriter
+    ) {
         if let range { writeRange(range, into: &out) }
-        if let modified = song.lastModified { out.field("Last-Modified", TimeFormat.iso8601(modified)) }
-        if let added = song.added { out.field("Added", TimeFormat.iso8601(added)) }
-        if let format = song.format { out.field("Format", format.description) }
-        for item in song.tag.items where mask.contains(item.type) {
+        if let modified { out.field("Last-Modified", iso8601: modified) }
+        if let added { out.field("Added", iso8601: added) }
+        if let format { out.field("Format", format: format) }
+        for item in tag.items where mask.contains(item.type) {
             out.field(item.type.staticWireName, item.value)
         }
-        if var duration = song.tag.duration {
+        if var duration = tag.duration {
             if let range {
                 duration = max(0, (range.end.map { min($0, duration) } ?? duration) - range.start)
             }
             out.field("Time", (duration + 500) / 1000)
-            out.field("duration", NumberFormat.seconds(Double(duration) / 1000))
+            out.field("duration", thousandths: duration)
         } else if let range, let end = range.end {
             let duration = end - range.start
             out.field("Time", (duration + 500) / 1000)
-            out.field("duration", NumberFormat.seconds(Double(duration) / 1000))
+            out.field("duration", thousandths: duration)
         }
     }
 

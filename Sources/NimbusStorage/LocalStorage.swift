@@ -37,13 +37,13 @@ public struct LocalStorage: Storage {
                 Array(raw.prefix { $0 != 0 })
             }
             if rawName == [0x2E] || rawName == [0x2E, 0x2E] { continue }
-            guard let name = String(validating: rawName, as: UTF8.self), !name.contains("\n") else {
+            guard !rawName.contains(0x0A), let name = String(validating: rawName, as: UTF8.self) else {
                 skipped("Skipping \"\(String(decoding: rawName, as: UTF8.self))\" in \"\(directory)\": name is not valid UTF-8")
                 continue
             }
             let relative = StoragePath.join(directory, name)
             do {
-                entries.append(try stat(relative, name: name))
+                entries.append(try stat(relative, name: name, in: dirfd(handle)))
             } catch {
                 skipped("Skipping \"\(relative)\": \(error.message)")
             }
@@ -56,10 +56,13 @@ public struct LocalStorage: Storage {
         return try stat(path, name: StoragePath.name(path))
     }
 
-    private func stat(_ relative: String, name: String) throws(StorageError) -> StorageEntry {
+    /// `directory`: an open descriptor of the folder holding `name`, so a listing's every
+    /// entry is looked up by name there rather than by walking its whole path again.
+    private func stat(_ relative: String, name: String, in directory: Int32? = nil) throws(StorageError) -> StorageEntry {
         let path = localPath(relative)!
         var link = Glibc.stat()
-        guard lstat(path, &link) == 0 else {
+        let looked = directory.map { fstatat($0, name, &link, AT_SYMLINK_NOFOLLOW) } ?? lstat(path, &link)
+        guard looked == 0 else {
             throw StorageError(errno == ENOENT ? .notFound : .io, String(cString: strerror(errno)))
         }
         var info = link

@@ -75,4 +75,25 @@ final class DatabaseTests: XCTestCase {
         XCTAssertEqual(tree.sortedKeys, ["A", "B"])
         XCTAssertEqual(tree.children["A"]?.sortedKeys, ["", "X"])
     }
+
+    /// Whole-library answers are remembered per snapshot: asked again they are the same, and
+    /// a new snapshot (an update) answers from its own songs; different filters never share.
+    func testRememberedAnswersBelongToTheirSnapshotAndFilter() throws {
+        var root = LibraryDirectory(name: "")
+        root.songs = [librarySong("1", album: "X", artist: "A"), librarySong("2", album: "Y", artist: "B")]
+        let first = Database(root: root, updated: 0)
+        XCTAssertEqual(try first.uniqueValues([.album], matching: nil).sortedKeys, ["X", "Y"])
+        XCTAssertEqual(try first.uniqueValues([.album], matching: nil).sortedKeys, ["X", "Y"])
+        let onlyA = try FilterEvaluator(.tag(.artist, StringMatch("A", kind: .exact, foldCase: false), negated: false))
+        let onlyB = try FilterEvaluator(.tag(.artist, StringMatch("B", kind: .exact, foldCase: false), negated: false))
+        XCTAssertEqual(try first.uniqueValues([.album], matching: onlyA).sortedKeys, ["X"])
+        XCTAssertEqual(try first.uniqueValues([.album], matching: onlyB).sortedKeys, ["Y"])
+        XCTAssertEqual(try first.count(onlyB, group: nil).first?.1.songs, 1)
+        XCTAssertEqual(try first.count(nil, group: .album).map { $0.0 }, ["X", "Y"])
+        root.songs.append(librarySong("3", album: "Z", artist: "B"))
+        let second = Database(root: root, updated: 1)
+        XCTAssertEqual(try second.uniqueValues([.album], matching: onlyB).sortedKeys, ["Y", "Z"])
+        XCTAssertEqual(try second.count(onlyB, group: nil).first?.1.songs, 2)
+        XCTAssertEqual(try first.count(onlyB, group: nil).first?.1.songs, 1, "the old snapshot keeps its own answer")
+    }
 }

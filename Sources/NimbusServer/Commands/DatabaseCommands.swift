@@ -69,12 +69,12 @@ enum DatabaseCommands {
         }
         for child in directory.directories {
             out.field("directory", StoragePath.join(path, child.name))
-            out.field("Last-Modified", TimeFormat.iso8601(child.modified))
+            out.field("Last-Modified", iso8601: child.modified)
         }
         if path.isEmpty, !call.client.protocolFeatures.contains(.hidePlaylistsInRoot) {
             for playlist in call.context.playlists?.list() ?? [] {
                 out.field("playlist", playlist.name)
-                out.field("Last-Modified", TimeFormat.iso8601(playlist.modified))
+                out.field("Last-Modified", iso8601: playlist.modified)
             }
         }
         return .ok
@@ -94,19 +94,19 @@ enum DatabaseCommands {
         if !path.isEmpty {
             // MPD lists the named directory itself first.
             out.field("directory", path)
-            if info { out.field("Last-Modified", TimeFormat.iso8601(start.modified)) }
+            if info { out.field("Last-Modified", iso8601: start.modified) }
         }
         database.visit(
             path, recursive: true,
             directory: { childPath, child in
                 out.field("directory", childPath)
-                if info { out.field("Last-Modified", TimeFormat.iso8601(child.modified)) }
+                if info { out.field("Last-Modified", iso8601: child.modified) }
             },
             song: { directoryPath, song in
                 if info {
-                    SongPrinter.write(song.song(in: directoryPath), mask: mask, into: &out)
+                    SongPrinter.write(song, in: directoryPath, mask: mask, into: &out)
                 } else {
-                    out.field("file", StoragePath.join(directoryPath, song.name))
+                    out.field("file", directory: directoryPath, name: song.name)
                 }
             })
         return .ok
@@ -148,7 +148,7 @@ enum DatabaseCommands {
                 case .directory:
                     out.field("directory", entry.name)
                 }
-                out.field("Last-Modified", TimeFormat.iso8601(entry.modified))
+                out.field("Last-Modified", iso8601: entry.modified)
             }
             return out
         }

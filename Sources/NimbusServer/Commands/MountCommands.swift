@@ -48,14 +48,14 @@ enum MountCommands {
             out.field("account", account.name)
             out.field("type", account.type)
             out.field("state", report.state.rawValue)
-            if let since = report.since { out.field("since", TimeFormat.iso8601(since)) }
-            if let until = report.until { out.field("until", TimeFormat.iso8601(until)) }
+            if let since = report.since { out.field("since", iso8601: since) }
+            if let until = report.until { out.field("until", iso8601: until) }
             if let reason = report.reason { out.field("reason", reason) }
             if let user = report.user { out.field("user", user) }
             out.field("songs", String(database?.directory(at: account.name)?.songCount ?? 0))
             out.field("cached", String(account.cachedBytes))
             out.field("pinned", String(account.pinnedBytes))
-            if let updated = report.lastUpdate { out.field("updated", TimeFormat.iso8601(updated)) }
+            if let updated = report.lastUpdate { out.field("updated", iso8601: updated) }
         }
         return .ok
     }

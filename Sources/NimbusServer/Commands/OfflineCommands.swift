@@ -135,7 +135,7 @@ enum OfflineCommands {
             out.field("done", String(report.done))
             if report.state == .downloading { out.field("speed", String(report.speed)) }
             if let message = report.message { out.field("message", message) }
-            if let retry = report.retryAt { out.field("retry", TimeFormat.iso8601(retry)) }
+            if let retry = report.retryAt { out.field("retry", iso8601: retry) }
         }
         return .ok
     }

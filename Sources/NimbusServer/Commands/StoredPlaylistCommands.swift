@@ -115,7 +115,7 @@ enum StoredPlaylistCommands {
     static func listPlaylists(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         for playlist in try store(call).list() {
             out.field("playlist", playlist.name)
-            out.field("Last-Modified", TimeFormat.iso8601(playlist.modified))
+            out.field("Last-Modified", iso8601: playlist.modified)
         }
         return .ok
     }
