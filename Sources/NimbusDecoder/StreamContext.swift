@@ -7,6 +7,10 @@ import NimbusInput
 final class StreamContext {
     let stream: any InputStream
     var failure: InputError?
+    /// The first failure of this stream, kept even after a read that worked: a one-shot C
+    /// call (a FLAC metadata chain, a demuxer opening) that stopped on it then reports what
+    /// happened instead of its own "read error" status.
+    private(set) var firstFailure: InputError?
 
     init(_ stream: any InputStream) { self.stream = stream }
 
@@ -25,6 +29,7 @@ final class StreamContext {
             return got
         } catch {
             failure = error
+            if firstFailure == nil { firstFailure = error }
             return -1
         }
     }

@@ -50,7 +50,7 @@ final class FFmpegInput {
         // On failure avformat_open_input frees the context and clears the pointer.
         let opened = avformat_open_input(&format, name, nil, nil)
         guard opened == 0, let format else {
-            if let failure = context.failure { throw DecoderError(failure.message) }
+            if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             throw DecoderError("FFmpeg does not recognise the stream (\(Self.describe(opened)))")
         }
         guard avformat_find_stream_info(format, nil) >= 0 else { throw DecoderError("FFmpeg found no stream information") }

@@ -27,7 +27,7 @@ public struct FLACPlugin: DecoderPlugin {
             eof: { handle in StreamContext.from(handle).atEnd ? 1 : 0 },
             close: nil)
         guard FLAC__metadata_chain_read_with_callbacks(chain, context.pointer, callbacks) != 0 else {
-            if let failure = context.failure { throw DecoderError(failure.message) }
+            if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             let status = FLAC__metadata_chain_status(chain)
             throw DecoderError("not a valid FLAC file (metadata chain status \(status.rawValue))")
         }

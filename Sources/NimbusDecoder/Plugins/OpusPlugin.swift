@@ -81,7 +81,7 @@ final class OpusFile {
             close: nil)
         var error: Int32 = 0
         guard let handle = op_open_callbacks(context.pointer, &callbacks, nil, 0, &error) else {
-            if let failure = context.failure { throw DecoderError(failure.message) }
+            if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             throw DecoderError("not a valid Opus stream (\(error))")
         }
         self.handle = handle

@@ -62,7 +62,7 @@ final class VorbisFile {
             tell_func: { pointer in Int(StreamContext.from(pointer).stream.position) })
         let status = ov_open_callbacks(context.pointer, handle, nil, 0, callbacks)
         guard status == 0 else {
-            if let failure = context.failure { throw DecoderError(failure.message) }
+            if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             throw DecoderError("not a valid Ogg Vorbis stream (\(status))")
         }
     }
