@@ -180,6 +180,9 @@ final class MusicPipe: @unchecked Sendable {
         }
     }
 
+    /// Outputs waiting for a chunk right now.
+    var waitingConsumers: Int { condition.withLock { consumersWaiting } }
+
     /// Chunks written and not yet read by the slowest output.
     var buffered: Int {
         condition.withLock { writeSequence - (readSequences.values.min() ?? writeSequence) }

@@ -50,7 +50,7 @@ final class HTTPDBrowserTests: XCTestCase {
         try browser.run()
         keep.append(browser)
         // The listener connects while stopped and waits; the browser needs a moment to start.
-        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(waitUntil(timeout: 30) { TCPConnections.established(toPort: port) >= 1 }, "the browser never connected")
         for command in ["add 0.flac", "add 1.flac", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
         XCTAssertTrue(waitUntil(timeout: 60) { !browser.isRunning }, "the browser did not finish")
         let text = output.fileHandleForReading.readDataToEndOfFile()

@@ -169,7 +169,13 @@ final class OfflineTests: XCTestCase {
         XCTAssertTrue(waitUntil(timeout: 20) { self.done(client, "disk/Big") > 100_000 })
         XCTAssertEqual(try client.request("pausepin disk/Big"), ["OK"])
         XCTAssertNotNil(waitForPin(client, "disk/Big", state: "paused", timeout: 5))
-        Thread.sleep(forTimeInterval: 0.5)
+        // What was in flight when the pause came lands, then nothing more moves.
+        var last = -1
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            let now = emulator.bytesSent
+            defer { last = now }
+            return now == last
+        })
         let paused = emulator.bytesSent
         Thread.sleep(forTimeInterval: 1.5)
         XCTAssertEqual(emulator.bytesSent, paused, "a paused pin moves no bytes")

@@ -36,6 +36,9 @@ final class OutputFailureTests: XCTestCase {
             }
         }
 
+        /// Bytes read so far.
+        var count: Int { lock.withLock { data.count } }
+
         func stop() -> [UInt8] {
             lock.withLock {
                 running = false
@@ -69,7 +72,7 @@ final class OutputFailureTests: XCTestCase {
             (try? client.request("status"))?.contains { $0.hasPrefix("error: Failed to open \"USB DAC\" (alsa)") } == true
         }, "the failure is shown in status")
         XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not end")
-        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertTrue(waitUntil(timeout: 10) { reader.count >= 88_200 * 4 }, "the fifo got every frame")
         let left = AudioFixtures.leftChannel(reader.stop())
         XCTAssertEqual(left.count, 88_200, "every frame reached the fifo")
         for (index, sample) in left.enumerated()

@@ -55,7 +55,10 @@ final class RobustnessTests: XCTestCase {
             XCTAssertEqual(response.last, answer, line)
             assertAlive(daemon, after: line)
         }
-        Thread.sleep(forTimeInterval: 1.5)
+        // The state file is saved a second after a change.
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            ((try? String(contentsOfFile: daemon.directory.file("state"), encoding: .utf8)) ?? "").contains("mixrampdelay: 1000000")
+        })
         assertAlive(daemon, after: "saving the state with non-finite mixramp values")
         let state = try String(contentsOfFile: daemon.directory.file("state"), encoding: .utf8)
         XCTAssertTrue(state.contains("mixrampdb: -1000000015047466219876688855040.000000"), state)

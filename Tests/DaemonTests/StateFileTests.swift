@@ -67,8 +67,7 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(try queue(client), before)
         // Playback goes on from the restored position.
         XCTAssertEqual(try client.request("pause 0"), ["OK"])
-        Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertGreaterThan(Double(value("elapsed", try client.request("status")) ?? "") ?? 0, 4.2)
+        XCTAssertTrue(waitUntil(timeout: 10) { Double(value("elapsed", (try? client.request("status")) ?? []) ?? "") ?? 0 > 4.2 })
     }
 
     func testPlaybackResumesAfterKillNine() throws {

@@ -98,7 +98,7 @@ final class MusicPipeTests: XCTestCase {
         Thread {
             if case .closed = pipe.consume(1, generation: 0, { _ in }) { done.fulfill() }
         }.start()
-        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertTrue(waitUntil { pipe.waitingConsumers == 1 }, "the reader waits on the empty pipe")
         pipe.close()
         wait(for: [done], timeout: 5)
         XCTAssertFalse(Self.write(pipe, token: 1, 1))

@@ -8,8 +8,8 @@ final class CommandTableTests: XCTestCase {
     typealias Check = @Sendable (TestServer, LineClient) throws -> Void
 
     /// One check per command; the table test fails when a command lacks one.
-    static let checks = baseChecks.merging(QueueCommandChecks.queue) { $1 }.merging(QueueCommandChecks.player) { $1 }
-        .merging(QueueCommandChecks.storedPlaylists) { $1 }.merging(QueueCommandChecks.rest) { $1 }
+    static let checks = baseChecks.merging(CheckHelpers.queue) { $1 }.merging(CheckHelpers.player) { $1 }
+        .merging(CheckHelpers.storedPlaylists) { $1 }.merging(CheckHelpers.rest) { $1 }
 
     static let baseChecks: [String: Check] = [
         "binarylimit": { _, c in XCTAssertEqual(try c.request("binarylimit 128"), ["OK"]) },
