@@ -48,7 +48,7 @@ let package = Package(
         // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
         // Where music lives: the local directory and cloud accounts (one provider plugin each).
-        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
+        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusSupport"], swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "NimbusServer",
             dependencies: [
-                "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusPlayer", "NimbusLibrary", "NimbusStickers",
+                "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusLibrary", "NimbusStickers",
                 "NimbusStorage", "NimbusOffline", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),

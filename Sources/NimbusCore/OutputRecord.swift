@@ -25,12 +25,12 @@ public final class OutputRecord {
     enum Mixer {
         case none
         case software
-        case hardware(ALSAMixer?)
+        case hardware((any HardwareMixer)?)
     }
 
     public init(
         id: Int, configuration: OutputConfiguration, attributes: [(name: String, value: String)] = [],
-        hardwareMixer: @autoclosure () -> ALSAMixer? = nil, explicitHardware: Bool = true,
+        hardwareMixer: @autoclosure () -> (any HardwareMixer)? = nil, explicitHardware: Bool = true,
         make: @escaping @Sendable () -> any AudioOutput
     ) {
         self.id = id

@@ -17,7 +17,7 @@ extension Partition {
         // A song already queued for gapless play keeps its place.
         let after = current.map { $0 + (queuedToken != nil ? 1 : 0) }
         for var song in songs {
-            if song.isRemote, let known = home.remoteTags.lookup(song) { song.apply(known) }
+            if song.isURL, let known = home.remoteTags.lookup(song) { song.apply(known) }
             ids.append(queue.add(song, after: after))
         }
         queueChanged()

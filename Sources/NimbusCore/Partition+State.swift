@@ -17,7 +17,7 @@ extension Partition {
         saved.lastLoadedPlaylist = lastLoadedPlaylist
         saved.random = queue.random
         saved.entries = queue.items.map { item in
-            SavedState.Entry(song: item.song, priority: item.priority, range: item.range, isDetached: item.song.isRemote)
+            SavedState.Entry(song: item.song, priority: item.priority, range: item.range, isDetached: item.song.isURL)
         }
         return saved
     }

@@ -95,7 +95,9 @@ public final class Partition {
         return nil
     }
 
-    public var playerStatus: PlayerStatus { engine.status }
+    /// What the player decodes now, for `status`: its bit rate (kbit/s) and audio format.
+    public var bitRate: Int { engine.status.bitRate }
+    public var audioFormat: AudioFormat? { engine.status.format }
 
     /// The current song's length within its range, if known.
     public var durationMilliseconds: Int? {

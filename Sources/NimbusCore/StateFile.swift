@@ -199,7 +199,7 @@ public enum StateFileCodec {
             }
         }
         // A library song saved with a range is still a library song.
-        entry.isDetached = entry.song.isRemote || !entry.song.tag.items.isEmpty
+        entry.isDetached = entry.song.isURL || !entry.song.tag.items.isEmpty
         return entry
     }
 

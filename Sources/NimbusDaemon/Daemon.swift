@@ -1,3 +1,4 @@
+import NimbusModel
 import Foundation
 import Glibc
 import NimbusConfig
@@ -187,7 +188,8 @@ public final class Daemon {
     private func restoreState() {
         let database = library.database
         partitions.restore(restorePaused: configuration.restorePaused) { entry in
-            if entry.song.isRemote || entry.song.uri.hasPrefix("/") { return entry.song }
+            // Mounted or not, a file of the library's tree is looked up in the database.
+            guard SongLocation(entry.song.uri, isMount: { _ in false }).isInLibrary else { return entry.song }
             return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
         }
     }

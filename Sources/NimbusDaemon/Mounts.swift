@@ -1,3 +1,4 @@
+import NimbusModel
 import Foundation
 import NimbusLibrary
 import NimbusServer

@@ -1,3 +1,4 @@
+import NimbusModel
 import CLinux
 import Glibc
 import NimbusStorage

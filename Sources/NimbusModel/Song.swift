@@ -16,5 +16,8 @@ public struct Song: Sendable, Hashable {
         self.tag = tag
     }
 
-    public var isRemote: Bool { uri.contains("://") }
+    /// A URL a client queued, not a file of the library (`SongLocation` says more).
+    public var isURL: Bool { Self.isURL(uri) }
+
+    public static func isURL(_ uri: String) -> Bool { uri.contains("://") }
 }

@@ -9,12 +9,12 @@ public struct OutputDefinition: Sendable {
     public var defaultFormat: AudioFormatPattern?
     /// Opens the plugin's hardware volume control; nil for plugins that have none, for which
     /// `mixer_type "hardware"` (MPD's default) means no volume control at all.
-    public var hardwareMixer: (@Sendable () -> ALSAMixer?)?
+    public var hardwareMixer: (@Sendable () -> (any HardwareMixer)?)?
     /// `outputset` attributes in the order `outputs` prints them.
     public var attributes: [(name: String, value: String)]
 
     public init(
-        defaultFormat: AudioFormatPattern? = nil, hardwareMixer: (@Sendable () -> ALSAMixer?)? = nil,
+        defaultFormat: AudioFormatPattern? = nil, hardwareMixer: (@Sendable () -> (any HardwareMixer)?)? = nil,
         attributes: [(name: String, value: String)] = [], make: @escaping @Sendable () -> any AudioOutput
     ) {
         self.make = make
@@ -22,6 +22,14 @@ public struct OutputDefinition: Sendable {
         self.hardwareMixer = hardwareMixer
         self.attributes = attributes
     }
+}
+
+/// A device's own volume control (an ALSA mixer element): what `setvol` moves when an output
+/// has `mixer_type "hardware"`. The core sees only this, never the plugin behind it.
+public protocol HardwareMixer: Sendable {
+    /// 0–100, nil when the control cannot be read right now.
+    var volume: Int? { get }
+    func setVolume(_ percent: Int) -> Bool
 }
 
 /// One output plugin: the `type` of an `audio_output` block and how to build it. Adding a

@@ -51,10 +51,6 @@ public enum PlayerEvent: Sendable, Equatable {
     case tags(token: UInt64, name: String?, title: String?)
 }
 
-public enum PlayerState: Sendable, Equatable {
-    case stop, play, pause
-}
-
 /// A consistent view of the player for `status`.
 public struct PlayerStatus: Sendable, Equatable {
     public var state: PlayerState = .stop

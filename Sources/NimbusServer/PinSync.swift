@@ -1,7 +1,6 @@
 import NimbusCore
 import NimbusModel
 import NimbusOffline
-import NimbusStorage
 import NimbusSupport
 
 /// Turns pins into the cloud songs they hold — a folder's songs (also those a later `update`
@@ -33,26 +32,23 @@ final class PinSync: IdleListener {
         offline.setSongs(songs)
     }
 
-    /// Whether a URI lies in a mounted cloud account.
-    func isRemote(_ uri: String) -> Bool {
-        guard let first = uri.split(separator: "/", maxSplits: 1).first else { return false }
-        return context?.mounts?.mounts.contains { $0.name == first } ?? false
-    }
+    /// Whether a URI lies in a mounted cloud account (what a pin can keep).
+    func isPinnable(_ uri: String) -> Bool { context?.songs.location(of: uri).isMounted ?? false }
 
     private func songs(of pin: Pin) -> [String] {
         guard let context, let database = context.library?.database else { return [] }
         switch pin.kind {
         case .song:
-            return isRemote(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
+            return isPinnable(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
         case .folder:
-            guard isRemote(pin.name) else { return [] }
+            guard isPinnable(pin.name) else { return [] }
             var uris: [String] = []
             database.visit(pin.name, recursive: true) { path, song in uris.append(StoragePath.join(path, song.name)) }
             return uris
         case .playlist:
             let entries = (try? context.playlists?.load(pin.name)) ?? []
             var seen = Set<String>()
-            return entries.filter { isRemote($0) && seen.insert($0).inserted }
+            return entries.filter { isPinnable($0) && seen.insert($0).inserted }
         }
     }
 }

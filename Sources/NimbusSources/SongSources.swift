@@ -57,13 +57,18 @@ public final class SongSources: SongOpening {
     }
 
     public func sourceChanged(_ song: Song) -> Bool {
-        guard !song.isRemote, !song.uri.hasPrefix("/") else { return false }
+        guard location(of: song.uri).isInLibrary else { return false }
         return storage.refresh(song.uri)
     }
 
     public func prefetch(_ song: Song) {
-        guard !song.isRemote, !song.uri.hasPrefix("/") else { return }
+        guard location(of: song.uri).isInLibrary else { return }
         storage.prefetch(song.uri)
+    }
+
+    /// Where `uri` is: the one place mounts are told apart from the local music directory.
+    public func location(of uri: String) -> SongLocation {
+        SongLocation(uri) { (storage as? MountedStorage)?.mounted($0) != nil }
     }
 
     /// MPD 0.24's remote tag scan: a URL queued with `add` gets its tags and length as a
@@ -80,13 +85,14 @@ public final class SongSources: SongOpening {
 
     /// The stream of a song and the name its decoder is chosen by.
     func openStream(_ uri: String) throws(InputError) -> (any InputStream, String) {
-        if uri.contains("://") {
+        switch location(of: uri) {
+        case .url:
             guard let http else { throw InputError("No input plugin for \(uri)") }
             // The decoder is chosen by the file name in the URL's path.
             return (try http.open(uri, purpose: .playing), String(uri.prefix { $0 != "?" && $0 != "#" }))
+        case .file: return (try FileInputStream(path: uri), uri)
+        case .library, .mounted: return (try storage.open(uri, purpose: .playing), uri)
         }
-        if uri.hasPrefix("/") { return (try FileInputStream(path: uri), uri) }
-        return (try storage.open(uri, purpose: .playing), uri)
     }
 
     // MARK: songs outside the library
@@ -115,7 +121,7 @@ public final class SongSources: SongOpening {
     ]
 
     /// Whether reading `uri` may wait on the network (the server then answers off its loop).
-    public func isRemote(_ uri: String) -> Bool { storage.localPath(uri) == nil }
+    public func readsOverNetwork(_ uri: String) -> Bool { location(of: uri).isNetwork }
 
     /// The bytes of the first cover file in `directory`.
     public func cover(inDirectory directory: String) throws(SongSourceError) -> [UInt8] {

@@ -1,3 +1,4 @@
+import NimbusModel
 import Glibc
 import NimbusInput
 

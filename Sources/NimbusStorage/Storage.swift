@@ -83,28 +83,3 @@ extension Storage {
     public func flush() {}
     public func refresh(_ path: String) -> Bool { false }
 }
-
-/// Checks a relative URI from a client: no absolute paths, no `..` or `.` segments.
-public enum StoragePath {
-    public static func isSafe(_ path: String) -> Bool {
-        if path.hasPrefix("/") { return false }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment == ".." || segment == "." {
-            return false
-        }
-        return true
-    }
-
-    public static func join(_ directory: String, _ name: String) -> String {
-        directory.isEmpty ? name : directory + "/" + name
-    }
-
-    public static func parent(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return String(path[..<slash])
-    }
-
-    public static func name(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
-}

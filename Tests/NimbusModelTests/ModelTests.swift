@@ -59,7 +59,24 @@ final class ModelTests: XCTestCase {
     }
 
     func testSongsKnowWhetherTheyAreURLs() {
-        XCTAssertTrue(Song(uri: "http://radio/stream").isRemote)
-        XCTAssertFalse(Song(uri: "Artist/Album/01.flac").isRemote)
+        XCTAssertTrue(Song(uri: "http://radio/stream").isURL)
+        XCTAssertFalse(Song(uri: "Artist/Album/01.flac").isURL)
+    }
+
+    func testASongsLocationIsWorkedOutOnce() {
+        let mounts: (String) -> Bool = { $0 == "yadisk" }
+        XCTAssertEqual(SongLocation("Artist/01.flac", isMount: mounts), .library("Artist/01.flac"))
+        XCTAssertEqual(SongLocation("yadisk/Jazz/01.flac", isMount: mounts), .mounted(mount: "yadisk", path: "yadisk/Jazz/01.flac"))
+        XCTAssertEqual(SongLocation("https://host/a.mp3", isMount: mounts), .url("https://host/a.mp3"))
+        XCTAssertEqual(SongLocation("/home/me/a.flac", isMount: mounts), .file("/home/me/a.flac"))
+        XCTAssertTrue(SongLocation("yadisk/x.flac", isMount: mounts).isNetwork)
+        XCTAssertFalse(SongLocation("Artist/01.flac", isMount: mounts).isNetwork)
+        XCTAssertTrue(SongLocation("yadisk/x.flac", isMount: mounts).isInLibrary)
+        XCTAssertFalse(SongLocation("", isMount: mounts).isMounted, "the root is no mount")
+    }
+
+    func testOnePathRuleAsMPDsSafeLocalURI() {
+        for safe in ["", "a", "a/b", "...", "a/.../b", "a b/c.flac"] { XCTAssertTrue(StoragePath.isSafe(safe), safe) }
+        for unsafe in ["/a", "a/", "a//b", ".", "..", "a/../b", "a/./b", "./a"] { XCTAssertFalse(StoragePath.isSafe(unsafe), unsafe) }
     }
 }

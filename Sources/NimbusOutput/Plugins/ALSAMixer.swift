@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// A hardware volume control on a sound card (`mixer_type "hardware"`), through snd_mixer.
-public final class ALSAMixer: Sendable {
+public final class ALSAMixer: HardwareMixer {
     private struct Handles {
         var mixer: OpaquePointer?
         var element: OpaquePointer?

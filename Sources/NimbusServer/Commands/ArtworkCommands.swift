@@ -1,7 +1,7 @@
+import NimbusModel
 import NimbusLibrary
 import NimbusProtocol
 import NimbusSources
-import NimbusStorage
 import NimbusSupport
 
 /// albumart (a cover file beside the song), readpicture (a picture inside it) and
@@ -31,7 +31,7 @@ enum ArtworkCommands {
         }
         let offset = Int(try Arguments.unsigned(call[1]))
         let songs = call.context.songs, limit = call.client.binaryLimit
-        return try DeferredAnswer.respond(remote: songs.isRemote(directory), into: &out) {
+        return try DeferredAnswer.respond(remote: songs.readsOverNetwork(directory), into: &out) {
             let data = try songs.cover(inDirectory: directory)
             guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
             var out = ResponseWriter()
@@ -75,7 +75,7 @@ enum ArtworkCommands {
             throw ProtocolError(.noExist, "No such song")
         }
         let songs = call.context.songs
-        return try DeferredAnswer.respond(remote: songs.isRemote(uri), into: &out) {
+        return try DeferredAnswer.respond(remote: songs.readsOverNetwork(uri), into: &out) {
             try render(try songs.metadata(of: uri, picture: picture))
         }
     }

@@ -58,7 +58,7 @@ enum OfflineCommands {
         } else {
             throw ProtocolError(.noExist, "No such song or directory")
         }
-        guard call.context.pinSync?.isRemote(uri) == true else {
+        guard call.context.songs.location(of: uri).isMounted else {
             throw ProtocolError.argument("\"\(uri)\" is in the local music directory: it is always on disk")
         }
         changed(call, offline.add(Pin(kind: kind, name: uri)))

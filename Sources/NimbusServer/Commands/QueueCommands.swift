@@ -213,7 +213,7 @@ enum QueueCommands {
     /// Only songs that are not files of the library may have their tags edited (as MPD).
     private static func editTags(_ partition: Partition, id: Int, _ change: (inout Song) -> Void) throws {
         guard let position = partition.queue.position(ofID: id) else { throw PlaybackError.noSuchSong }
-        guard partition.queue[position].song.isRemote else {
+        guard partition.queue[position].song.isURL else {
             throw ProtocolError(.permission, "Cannot edit tags of local file")
         }
         try partition.updateSong(id: id, change)

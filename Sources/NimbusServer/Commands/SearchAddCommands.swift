@@ -1,7 +1,6 @@
 import NimbusCore
 import NimbusModel
 import NimbusProtocol
-import NimbusStorage
 import NimbusSupport
 
 /// findadd, searchadd (into the queue) and searchaddpl (into a stored playlist).

@@ -1,7 +1,6 @@
 import NimbusCore
 import NimbusModel
 import NimbusProtocol
-import NimbusStorage
 import NimbusSupport
 
 /// Turns the URI argument of add, addid, playlistadd and friends into songs, as MPD's

@@ -1,6 +1,5 @@
 import NimbusCore
 import NimbusLibrary
-import NimbusPlayer
 import NimbusProtocol
 import NimbusSupport
 
@@ -39,15 +38,14 @@ enum StatusCommands {
             out.field("songid", queue[position].id)
         }
         if partition.state != .stop, let item = partition.currentItem {
-            let player = partition.playerStatus
             // MPD shows the position in the file, range start included.
             let elapsed = partition.elapsedMilliseconds + (item.range?.start ?? 0)
             let total = partition.durationMilliseconds
             out.field("time", "\((elapsed + 500) / 1000):\(((total ?? 0) + 500) / 1000)")
             out.field("elapsed", NumberFormat.seconds(Double(elapsed) / 1000))
-            out.field("bitrate", player.bitRate)
+            out.field("bitrate", partition.bitRate)
             if let total { out.field("duration", NumberFormat.seconds(Double(total) / 1000)) }
-            if let format = player.format { out.field("audio", format.description) }
+            if let format = partition.audioFormat { out.field("audio", format: format) }
         }
         if let job = call.context.library?.updatingJobID { out.field("updating_db", job) }
         if let error = partition.error ?? call.context.storageProblem { out.field("error", Redaction.withoutCredentials(error)) }

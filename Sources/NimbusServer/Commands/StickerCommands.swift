@@ -2,7 +2,6 @@ import NimbusLibrary
 import NimbusModel
 import NimbusProtocol
 import NimbusStickers
-import NimbusStorage
 import NimbusSupport
 
 /// `sticker`, `stickertypes`, `stickernames`, `stickernamestypes` as MPD 0.24 has them: on

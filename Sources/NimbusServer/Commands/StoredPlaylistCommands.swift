@@ -2,7 +2,6 @@ import NimbusCore
 import NimbusLibrary
 import NimbusModel
 import NimbusProtocol
-import NimbusStorage
 import NimbusSupport
 
 /// Stored playlists: save, load, listplaylists, listplaylist, listplaylistinfo, searchplaylist,

@@ -1,5 +1,5 @@
+import NimbusModel
 import NimbusProtocol
-import NimbusStorage
 import NimbusSupport
 
 /// Where a URI argument points, classified as MPD 0.24's LocateUri does for add, lsinfo and
@@ -24,8 +24,7 @@ enum URILocation: Equatable {
             return .file(uri)
         }
         if hasScheme(uri) { return .url(uri) }
-        if allowEmpty && uri.isEmpty { return .relative("") }
-        guard isSafeRelative(uri) else { throw ProtocolError.argument("Bad relative path") }
+        guard (allowEmpty || !uri.isEmpty), StoragePath.isSafe(uri) else { throw ProtocolError.argument("Bad relative path") }
         return .relative(uri)
     }
 
@@ -35,10 +34,5 @@ enum URILocation: Equatable {
         return uri[..<range.lowerBound].unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)
         }
-    }
-
-    /// MPD's uri_safe_local: every segment is non-empty and not `.` or `..` (`...` is a name).
-    static func isSafeRelative(_ uri: String) -> Bool {
-        !uri.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == "." || $0 == ".." }
     }
 }

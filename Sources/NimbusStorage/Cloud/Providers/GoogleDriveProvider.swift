@@ -1,3 +1,4 @@
+import NimbusModel
 import Foundation
 import NimbusInput
 import Synchronization

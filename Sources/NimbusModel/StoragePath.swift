@@ -1,0 +1,32 @@
+/// Relative URIs as MPD writes them: `/` separators, `""` the root of the music directory
+/// (mounts being its top-level folders).
+public enum StoragePath {
+    /// The one rule for a relative path from a client or a file: MPD's `uri_safe_local`
+    /// (every segment non-empty and neither `.` nor `..`; `...` is a name), with `""` the root.
+    public static func isSafe(_ path: String) -> Bool {
+        guard !path.isEmpty else { return true }
+        return !path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { segment in
+            segment.isEmpty || segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8)
+        }
+    }
+
+    public static func join(_ directory: String, _ name: String) -> String {
+        directory.isEmpty ? name : directory + "/" + name
+    }
+
+    public static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    public static func name(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// The top-level folder a path lies in (`yadisk` of `yadisk/Jazz/1.flac`), a mount's name
+    /// when one is mounted there.
+    public static func firstSegment(_ path: String) -> String {
+        String(path.prefix { $0 != "/" })
+    }
+}
