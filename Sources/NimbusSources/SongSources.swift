@@ -75,7 +75,7 @@ public final class SongSources: SongOpening {
     /// library song has them. Live streams (no length) are not read: their name and title come
     /// with ICY metadata while they play.
     public func remoteTags(of song: Song) -> ScanResult? {
-        guard let http, remoteSong(song.uri) != nil, let stream = try? http.open(song.uri, purpose: .indexing),
+        guard let http, remoteSong(song.uri) != nil, let stream = try? http.open(song.uri, purpose: .indexing, allowLive: false),
             stream.size != nil, stream.isSeekable
         else { return nil }
         let name = String(song.uri.prefix { $0 != "?" && $0 != "#" })

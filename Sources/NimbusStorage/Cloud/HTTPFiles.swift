@@ -1,4 +1,6 @@
+import Foundation
 import NimbusInput
+import NimbusSupport
 
 /// Plain HTTP(S) files queued by URL (`add https://host/song.flac`): one probe for length and
 /// validator (a one-byte ranged GET, which also proves range support), then the range cache.
@@ -12,28 +14,18 @@ public struct HTTPFiles: Sendable {
         pool = accounts.pool
     }
 
-    public func open(_ url: String, purpose: FetchPurpose) throws(InputError) -> any NimbusInput.InputStream {
+    /// What the one-byte probe said of a URL, kept a few seconds: the background tag scan of a
+    /// URL just queued and the player opening it right after ask the server once, not twice
+    /// (and a radio station sees one probe, not two).
+    private let probes = ProbeMemo()
+
+    /// `allowLive`: false for a reader that only wants files (a tag scan), which gets an error
+    /// for a live stream instead of a connection to it.
+    public func open(_ url: String, purpose: FetchPurpose, allowLive: Bool = true) throws(InputError) -> any NimbusInput.InputStream {
         let host = Self.host(url)
-        var request = HTTPRequest(url: url)
-        request.range = (0, 0)
-        // A radio station answers the one-byte probe with an endless 200: look at the headers
-        // and stop there instead of reading it.
-        var headers: HTTPResponse?
-        var response: HTTPResponse
-        do {
-            response = try pool.withSession { session throws(HTTPError) in
-                try session.perform(
-                    request,
-                    onResponse: { response in
-                        headers = response
-                        return !Self.isLive(response)
-                    }) { _ in true }
-            }
-        } catch {
-            guard error.kind == .cancelled, let headers else { throw InputError("\(host): \(error.message)") }
-            response = headers
-        }
+        let response = try probe(url)
         if Self.isLive(response) {
+            guard allowLive else { throw InputError("\(host): a live stream") }
             return LiveHTTPStream(url: url, mimeType: response[header: "content-type"], pool: pool, what: host)
         }
         let length: Int64
@@ -56,6 +48,34 @@ public struct HTTPFiles: Sendable {
         // The probe just named the version: its cached bytes are current.
         stream.markConfirmed()
         return stream
+    }
+
+    /// The headers of a one-byte ranged GET, remembered for a few seconds.
+    private func probe(_ url: String) throws(InputError) -> HTTPResponse {
+        try probes.probe(url) { () throws(InputError) -> HTTPResponse in try ask(url) }
+    }
+
+    private func ask(_ url: String) throws(InputError) -> HTTPResponse {
+        var request = HTTPRequest(url: url)
+        request.range = (0, 0)
+        // A radio station answers the one-byte probe with an endless 200: look at the headers
+        // and stop there instead of reading it.
+        var headers: HTTPResponse?
+        var response: HTTPResponse
+        do {
+            response = try pool.withSession { session throws(HTTPError) in
+                try session.perform(
+                    request,
+                    onResponse: { response in
+                        headers = response
+                        return !Self.isLive(response)
+                    }) { _ in true }
+            }
+        } catch {
+            guard error.kind == .cancelled, let headers else { throw InputError("\(Self.host(url)): \(error.message)") }
+            response = headers
+        }
+        return response
     }
 
     /// A small document fetched whole (a playlist): `accepts` sees the headers first and may
@@ -105,5 +125,41 @@ public struct HTTPFiles: Sendable {
         guard let scheme = url.range(of: "://") else { return url }
         let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return String(authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority)
+    }
+}
+
+/// Probe answers by URL for `ProbeMemo.lifetime`, a handful at most; a probe asked for while
+/// the same one is under way waits for it instead of asking the server again.
+final class ProbeMemo: @unchecked Sendable {
+    // Invariant: `entries` and `inFlight` are only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var entries: [(url: String, response: HTTPResponse, at: UInt64)] = []
+    private var inFlight: Set<String> = []
+    static let lifetime: UInt64 = 15_000_000_000
+
+    func probe(_ url: String, _ ask: () throws(InputError) -> HTTPResponse) throws(InputError) -> HTTPResponse {
+        condition.lock()
+        while true {
+            let now = MonotonicClock.now()
+            entries.removeAll { now - $0.at > Self.lifetime }
+            if let known = entries.last(where: { $0.url == url })?.response {
+                condition.unlock()
+                return known
+            }
+            guard inFlight.contains(url) else { break }
+            condition.wait()
+        }
+        inFlight.insert(url)
+        condition.unlock()
+        let result = Result { () throws(InputError) -> HTTPResponse in try ask() }
+        condition.withLock {
+            inFlight.remove(url)
+            if case .success(let response) = result, response.isSuccess {
+                entries.append((url, response, MonotonicClock.now()))
+                if entries.count > 32 { entries.removeFirst(entries.count - 32) }
+            }
+            condition.broadcast()
+        }
+        return try result.get()
     }
 }
