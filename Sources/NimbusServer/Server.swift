@@ -20,6 +20,8 @@ public final class Server {
         self.context = context
         self.table = table
         self.reactor = reactor
+        context.table = table
+        context.partitionInUse = { [unowned self] partition in self.clients.values.contains { $0.partition === partition } }
     }
 
     public var clientCount: Int { clients.count }

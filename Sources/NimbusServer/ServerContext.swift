@@ -60,6 +60,13 @@ public final class ServerContext {
     /// Keeps the pins' song lists current as the database and the playlists change.
     private(set) var pinSync: PinSync?
     let shutdown: @CoreActor () -> Void
+    /// The command table of the server this context serves (`commands`, `notcommands`).
+    public internal(set) var table = CommandTable.standard
+    /// Whether some connection controls `partition` (`delpartition` refuses then); the
+    /// server that owns the connections answers.
+    var partitionInUse: @CoreActor (Partition) -> Bool = { _ in false }
+
+    func isInUse(_ partition: Partition) -> Bool { partitionInUse(partition) }
 
     public init(settings: ServerSettings, logger: Logger, idle: IdleBus, services: ServerServices) {
         self.settings = settings

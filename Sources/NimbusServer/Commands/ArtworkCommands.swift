@@ -30,7 +30,7 @@ enum ArtworkCommands {
             directory = namesDirectory ? uri : StoragePath.parent(uri)
         }
         let offset = Int(try Arguments.unsigned(call[1]))
-        let songs = call.context.songs, limit = call.client.binaryLimit
+        let songs = call.context.songs, limit = call.session.binaryLimit
         return try DeferredAnswer.respond(remote: songs.readsOverNetwork(directory), into: &out) {
             let data = try songs.cover(inDirectory: directory)
             guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
@@ -43,7 +43,7 @@ enum ArtworkCommands {
 
     static func readPicture(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let offset = Int(try Arguments.unsigned(call[1]))
-        let limit = call.client.binaryLimit
+        let limit = call.session.binaryLimit
         return try metadata(call, picture: true, into: &out) { metadata in
             var out = ResponseWriter()
             guard let picture = metadata.picture else { return out }

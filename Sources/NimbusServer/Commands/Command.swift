@@ -1,3 +1,4 @@
+import NimbusCore
 import NimbusModel
 import NimbusProtocol
 import NimbusSupport
@@ -16,9 +17,9 @@ public enum CommandResult: Sendable {
     /// step it returns then runs back on the core loop (a change to the queue with what was
     /// fetched) and writes the answer. Inside a command list both run in place.
     case deferred(@Sendable () throws -> DeferredCompletion)
-    /// The answer goes out after `delay` (a guessed password), the client's later commands
-    /// waiting behind it; nothing blocks meanwhile.
-    case later(Duration, @Sendable () throws -> ResponseWriter)
+    /// The answer goes out after `delay` (a guessed password is answered slowly): a timer,
+    /// not a thread — nothing blocks meanwhile, and the client's later commands wait behind it.
+    case afterDelay(Duration, @Sendable () throws -> ResponseWriter)
 }
 
 /// The core-loop half of a deferred command: it gets what the blocking half found.
@@ -34,11 +35,36 @@ extension CommandResult {
     }
 }
 
-/// One invocation: the arguments, the calling client and the server's services.
+/// What a command may see and change of the connection that sent it: its partition, its
+/// permissions and the settings MPD keeps per connection — not its socket, its buffers or the
+/// server.
+@CoreActor
+public protocol CommandSession: AnyObject {
+    /// The partition this connection controls (`partition NAME` switches it).
+    var partition: Partition { get set }
+    var permission: Permission { get set }
+    var tagMask: TagMask { get set }
+    /// The tags song records show it: its mask within the server's enabled tags.
+    var visibleTags: TagMask { get }
+    var binaryLimit: Int { get set }
+    var protocolFeatures: Set<ProtocolFeature> { get set }
+    /// Connected through a Unix socket (MPD's "local client").
+    var isLocal: Bool { get }
+    /// Its name in the log (`127.0.0.1:46208`, `pid=812 uid=1000`).
+    var address: String { get }
+    /// Its client-to-client messages.
+    var mailbox: Mailbox { get }
+    /// Wrong `password` commands so far (guessing is slowed down, then cut off).
+    var wrongPasswords: Int { get set }
+    func addIdle(_ events: IdleEvents)
+}
+
+/// One invocation: the arguments, what the handler may see of the connection that sent it,
+/// and the server's services.
 @CoreActor
 public struct CommandCall {
     public let arguments: [String]
-    public let client: Client
+    public let session: any CommandSession
     public let context: ServerContext
 
     public subscript(index: Int) -> String { arguments[index] }

@@ -10,20 +10,16 @@ import NimbusSupport
 enum DatabaseCommands {
     nonisolated static let all: [Command] = [
         Command("lsinfo", .read, arguments: 0...1, available: hasLibrary, handler: lsinfo),
-        Command("listall", .read, arguments: 0...1, available: hasLibrary) { call, out in try listAll(call, &out, info: false) },
-        Command("listallinfo", .read, arguments: 0...1, available: hasLibrary) { call, out in try listAll(call, &out, info: true) },
+        Command("listall", .read, arguments: 0...1, available: hasLibrary, handler: listall),
+        Command("listallinfo", .read, arguments: 0...1, available: hasLibrary, handler: listallinfo),
         Command("listfiles", .read, arguments: 0...1, available: hasLibrary, handler: listFiles),
-        Command("find", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in try find(call, &out, foldCase: false) },
-        Command("search", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in try find(call, &out, foldCase: true) },
-        Command("count", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in
-            try count(call, &out, foldCase: false)
-        },
-        Command("searchcount", .read, arguments: 1...1, unlimited: true, available: hasLibrary) { call, out in
-            try count(call, &out, foldCase: true)
-        },
+        Command("find", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: find),
+        Command("search", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: search),
+        Command("count", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: count),
+        Command("searchcount", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: searchcount),
         Command("list", .read, arguments: 1...1, unlimited: true, available: hasLibrary, handler: list),
-        Command("update", .control, arguments: 0...1, available: hasLibrary) { call, out in try update(call, &out, rescan: false) },
-        Command("rescan", .control, arguments: 0...1, available: hasLibrary) { call, out in try update(call, &out, rescan: true) },
+        Command("update", .control, arguments: 0...1, available: hasLibrary, handler: update),
+        Command("rescan", .control, arguments: 0...1, available: hasLibrary, handler: rescan),
     ]
 
     nonisolated static let hasLibrary: Command.Availability = { $0.library != nil }
@@ -47,11 +43,11 @@ enum DatabaseCommands {
         switch try URILocation.locate(argument == "/" ? "" : argument, call, allowEmpty: true) {
         case .url(let url):
             guard let song = call.context.songs.remoteSong(url) else { throw ProtocolError.argument("Unsupported URI scheme") }
-            SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+            SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
             return .ok
         case .file(let file):
             guard let song = call.context.songs.localFileSong(file) else { throw ProtocolError(.noExist, "No such file") }
-            SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+            SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
             return .ok
         case .relative(let relative):
             path = relative
@@ -59,19 +55,19 @@ enum DatabaseCommands {
         let database = try library(call).database
         guard let directory = database.directory(at: path) else {
             if let song = database.song(at: path) {
-                SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+                SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
                 return .ok
             }
             throw ProtocolError(.noExist, "No such directory")
         }
         for song in directory.songs {
-            SongPrinter.write(song.song(in: path), mask: call.client.visibleTags, into: &out)
+            SongPrinter.write(song.song(in: path), mask: call.session.visibleTags, into: &out)
         }
         for child in directory.directories {
             out.field("directory", StoragePath.join(path, child.name))
             out.field("Last-Modified", iso8601: child.modified)
         }
-        if path.isEmpty, !call.client.protocolFeatures.contains(.hidePlaylistsInRoot) {
+        if path.isEmpty, !call.session.protocolFeatures.contains(.hidePlaylistsInRoot) {
             for playlist in call.context.playlists?.list() ?? [] {
                 out.field("playlist", playlist.name)
                 out.field("Last-Modified", iso8601: playlist.modified)
@@ -83,7 +79,7 @@ enum DatabaseCommands {
     static func listAll(_ call: CommandCall, _ out: inout ResponseWriter, info: Bool) throws -> CommandResult {
         let database = try library(call).database
         let path = uri(call)
-        let mask = call.client.visibleTags
+        let mask = call.session.visibleTags
         guard StoragePath.isSafe(path), let start = database.directory(at: path) else {
             guard StoragePath.isSafe(path), let song = database.song(at: path) else {
                 throw ProtocolError(.noExist, "No such directory")
@@ -157,7 +153,7 @@ enum DatabaseCommands {
     static func find(_ call: CommandCall, _ out: inout ResponseWriter, foldCase: Bool) throws -> CommandResult {
         let database = try library(call).database
         let query = try QueryArguments.parse(call.arguments[...], foldCase: foldCase)
-        let mask = call.client.visibleTags
+        let mask = call.session.visibleTags
         for var song in try database.find(query.evaluator, sort: query.sort, window: query.window) {
             // MPD 0.23 sorts detached copies that have lost the audio format: no Format line.
             if query.sort != nil { song.format = nil }
@@ -234,6 +230,39 @@ enum DatabaseCommands {
         out.field("updating_db", id)
         return .ok
     }
+
+    static func listall(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try listAll(call, &out, info: false)
+    }
+
+    static func listallinfo(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try listAll(call, &out, info: true)
+    }
+
+    static func find(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try find(call, &out, foldCase: false)
+    }
+
+    static func search(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try find(call, &out, foldCase: true)
+    }
+
+    static func count(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try count(call, &out, foldCase: false)
+    }
+
+    static func searchcount(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try count(call, &out, foldCase: true)
+    }
+
+    static func update(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try update(call, &out, rescan: false)
+    }
+
+    static func rescan(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try update(call, &out, rescan: true)
+    }
+
 }
 
 /// The tail arguments of find/search/findadd/searchadd: `window START:END` (last), `sort TAG`,

@@ -5,28 +5,39 @@ import NimbusSupport
 @CoreActor
 enum MessageCommands {
     nonisolated static let all: [Command] = [
-        Command("subscribe", .read, arguments: 1...1) { call, out in
-            try call.context.channels.subscribe(call.client.mailbox, to: call[0])
-            return .ok
-        },
-        Command("unsubscribe", .read, arguments: 1...1) { call, out in
-            try call.context.channels.unsubscribe(call.client.mailbox, from: call[0])
-            return .ok
-        },
-        Command("channels", .read, arguments: 0...0) { call, out in
-            for channel in call.context.channels.channels { out.field("channel", channel) }
-            return .ok
-        },
-        Command("readmessages", .read, arguments: 0...0) { call, out in
-            for message in call.client.mailbox.drain() {
-                out.field("channel", message.channel)
-                out.field("message", message.text)
-            }
-            return .ok
-        },
-        Command("sendmessage", .control, arguments: 2...2) { call, out in
-            try call.context.channels.send(call[1], to: call[0])
-            return .ok
-        },
+        Command("subscribe", .read, arguments: 1...1, handler: subscribe),
+        Command("unsubscribe", .read, arguments: 1...1, handler: unsubscribe),
+        Command("channels", .read, arguments: 0...0, handler: channels),
+        Command("readmessages", .read, arguments: 0...0, handler: readmessages),
+        Command("sendmessage", .control, arguments: 2...2, handler: sendmessage),
     ]
+
+    static func subscribe(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try call.context.channels.subscribe(call.session.mailbox, to: call[0])
+        return .ok
+    }
+
+    static func unsubscribe(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try call.context.channels.unsubscribe(call.session.mailbox, from: call[0])
+        return .ok
+    }
+
+    static func channels(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for channel in call.context.channels.channels { out.field("channel", channel) }
+        return .ok
+    }
+
+    static func readmessages(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for message in call.session.mailbox.drain() {
+            out.field("channel", message.channel)
+            out.field("message", message.text)
+        }
+        return .ok
+    }
+
+    static func sendmessage(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try call.context.channels.send(call[1], to: call[0])
+        return .ok
+    }
+
 }

@@ -7,37 +7,17 @@ import NimbusSupport
 @CoreActor
 enum MountCommands {
     nonisolated static let all: [Command] = [
-        Command("listmounts", .read, arguments: 0...0) { call, out in
-            out.field("mount", "")
-            for mount in call.context.mounts?.mounts ?? [] {
-                out.field("mount", mount.name)
-                out.field("storage", mount.uri)
-            }
-            return .ok
-        },
-        Command("mount", .admin, arguments: 2...2) { call, _ in
-            guard let control = call.context.mounts else {
-                guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
-                throw ProtocolError.argument("Unrecognized storage URI")
-            }
-            try control.mount(call[0], uri: call[1])
-            call.context.idle.emit(.mount)
-            return .ok
-        },
-        Command("unmount", .admin, arguments: 1...1) { call, _ in
-            guard let control = call.context.mounts else {
-                guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
-                throw ProtocolError.argument("Not a mount point")
-            }
-            try control.unmount(call[0])
-            call.context.idle.emit(.mount)
-            return .ok
-        },
+        Command("listmounts", .read, arguments: 0...0, handler: listmounts),
+        Command("mount", .admin, arguments: 2...2, handler: mount),
+        Command("unmount", .admin, arguments: 1...1, handler: unmount),
         Command("listaccounts", .admin, arguments: 0...0, handler: listAccounts),
-        Command("listneighbors", .read, arguments: 0...0, available: { _ in false }) { _, _ in
-            throw ProtocolError(.unknown, "No neighbor plugin configured")
-        },
+        Command("listneighbors", .read, arguments: 0...0, available: { _ in false }, handler: listNeighbors),
     ]
+
+    /// MPD's answer without a neighbor plugin (hidden from `commands`, as in MPD).
+    static func listNeighbors(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        throw ProtocolError(.unknown, "No neighbor plugin configured")
+    }
 
     /// Nimbus's own: what `nimbus accounts` shows (MPD clients have no place for it). Admin,
     /// as `config` is: it names the signed-in users. Never a token or a password.
@@ -59,4 +39,34 @@ enum MountCommands {
         }
         return .ok
     }
+
+    static func listmounts(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        out.field("mount", "")
+        for mount in call.context.mounts?.mounts ?? [] {
+            out.field("mount", mount.name)
+            out.field("storage", mount.uri)
+        }
+        return .ok
+    }
+
+    static func mount(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let control = call.context.mounts else {
+            guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
+            throw ProtocolError.argument("Unrecognized storage URI")
+        }
+        try control.mount(call[0], uri: call[1])
+        call.context.idle.emit(.mount)
+        return .ok
+    }
+
+    static func unmount(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let control = call.context.mounts else {
+            guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
+            throw ProtocolError.argument("Not a mount point")
+        }
+        try control.unmount(call[0])
+        call.context.idle.emit(.mount)
+        return .ok
+    }
+
 }

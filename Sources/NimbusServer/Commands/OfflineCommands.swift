@@ -11,24 +11,14 @@ import NimbusSupport
 enum OfflineCommands {
     nonisolated static let all: [Command] = [
         Command("listpins", .read, arguments: 0...0, available: hasOffline, handler: listPins),
-        Command("pausepin", .add, arguments: 0...1, available: hasOffline) { call, _ in
-            try control(call) { offline, id throws(OfflineError) in try offline.setPaused(true, id) }
-        },
+        Command("pausepin", .add, arguments: 0...1, available: hasOffline, handler: pausepin),
         Command("pin", .add, arguments: 1...1, available: hasOffline, handler: pin),
         Command("pinplaylist", .add, arguments: 1...1, available: hasOffline, handler: pinPlaylist),
         Command("pinstatus", .read, arguments: 0...1, available: hasOffline, handler: pinStatus),
-        Command("resumepin", .add, arguments: 0...1, available: hasOffline) { call, _ in
-            try control(call) { offline, id throws(OfflineError) in try offline.setPaused(false, id) }
-        },
-        Command("retrypin", .add, arguments: 0...1, available: hasOffline) { call, _ in
-            try control(call) { offline, id throws(OfflineError) in try offline.retry(id) }
-        },
-        Command("unpin", .add, arguments: 1...1, available: hasOffline) { call, _ in
-            try control(call, id: Pin.ID(playlist: false, name: uri(call[0]))) { offline, id throws(OfflineError) in try offline.remove(id!) }
-        },
-        Command("unpinplaylist", .add, arguments: 1...1, available: hasOffline) { call, _ in
-            try control(call, id: Pin.ID(playlist: true, name: call[0])) { offline, id throws(OfflineError) in try offline.remove(id!) }
-        },
+        Command("resumepin", .add, arguments: 0...1, available: hasOffline, handler: resumepin),
+        Command("retrypin", .add, arguments: 0...1, available: hasOffline, handler: retrypin),
+        Command("unpin", .add, arguments: 1...1, available: hasOffline, handler: unpin),
+        Command("unpinplaylist", .add, arguments: 1...1, available: hasOffline, handler: unpinplaylist),
     ]
 
     nonisolated static let hasOffline: Command.Availability = { $0.offline != nil }
@@ -139,4 +129,25 @@ enum OfflineCommands {
         }
         return .ok
     }
+
+    static func pausepin(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try control(call) { offline, id throws(OfflineError) in try offline.setPaused(true, id) }
+    }
+
+    static func resumepin(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try control(call) { offline, id throws(OfflineError) in try offline.setPaused(false, id) }
+    }
+
+    static func retrypin(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try control(call) { offline, id throws(OfflineError) in try offline.retry(id) }
+    }
+
+    static func unpin(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try control(call, id: Pin.ID(playlist: false, name: uri(call[0]))) { offline, id throws(OfflineError) in try offline.remove(id!) }
+    }
+
+    static func unpinplaylist(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try control(call, id: Pin.ID(playlist: true, name: call[0])) { offline, id throws(OfflineError) in try offline.remove(id!) }
+    }
+
 }

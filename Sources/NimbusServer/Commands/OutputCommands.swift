@@ -7,18 +7,14 @@ import NimbusSupport
 enum OutputCommands {
     nonisolated static let all: [Command] = [
         Command("outputs", .read, arguments: 0...0, handler: outputs),
-        Command("enableoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: true) },
-        Command("disableoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: false) },
-        Command("toggleoutput", .admin, arguments: 1...1) { call, _ in try set(call, enabled: nil) },
-        Command("outputset", .admin, arguments: 3...3) { call, _ in
-            let id = Int(try Arguments.unsigned(call[0]))
-            try call.client.partition.setOutputAttribute(id: id, name: call[1], value: call[2])
-            return .ok
-        },
+        Command("enableoutput", .admin, arguments: 1...1, handler: enableoutput),
+        Command("disableoutput", .admin, arguments: 1...1, handler: disableoutput),
+        Command("toggleoutput", .admin, arguments: 1...1, handler: toggleoutput),
+        Command("outputset", .admin, arguments: 3...3, handler: outputset),
     ]
 
     static func outputs(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for output in call.client.partition.outputs {
+        for output in call.session.partition.outputs {
             out.field("outputid", output.id)
             out.field("outputname", output.name)
             out.field("plugin", output.plugin)
@@ -30,7 +26,26 @@ enum OutputCommands {
 
     private static func set(_ call: CommandCall, enabled: Bool?) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
-        try call.client.partition.setOutput(id: id, enabled: enabled)
+        try call.session.partition.setOutput(id: id, enabled: enabled)
         return .ok
     }
+
+    static func enableoutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try set(call, enabled: true)
+    }
+
+    static func disableoutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try set(call, enabled: false)
+    }
+
+    static func toggleoutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try set(call, enabled: nil)
+    }
+
+    static func outputset(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let id = Int(try Arguments.unsigned(call[0]))
+        try call.session.partition.setOutputAttribute(id: id, name: call[1], value: call[2])
+        return .ok
+    }
+
 }

@@ -8,10 +8,7 @@ import NimbusSupport
 enum PartitionCommands {
     nonisolated static let all: [Command] = [
         Command("partition", .read, arguments: 1...1, handler: switchPartition),
-        Command("listpartitions", .read, arguments: 0...0) { call, out in
-            for partition in call.context.partitions.all { out.field("partition", partition.name) }
-            return .ok
-        },
+        Command("listpartitions", .read, arguments: 0...0, handler: listpartitions),
         Command("newpartition", .admin, arguments: 1...1, handler: newPartition),
         Command("delpartition", .admin, arguments: 1...1, handler: deletePartition),
         Command("moveoutput", .admin, arguments: 1...1, handler: moveOutput),
@@ -21,11 +18,11 @@ enum PartitionCommands {
         guard let partition = call.context.partitions.named(call[0]) else {
             throw ProtocolError(.noExist, "partition does not exist")
         }
-        guard partition !== call.client.partition else { return .ok }
-        call.client.partition = partition
+        guard partition !== call.session.partition else { return .ok }
+        call.session.partition = partition
         // MPD's SetPartition: the partition's own subsystems count as changed, so the
         // client's next idle has it reload them (nothing wakes now: the client is busy).
-        call.client.addIdle([.playlist, .player, .mixer, .output, .options])
+        call.session.addIdle([.playlist, .player, .mixer, .output, .options])
         return .ok
     }
 
@@ -53,7 +50,7 @@ enum PartitionCommands {
         guard partition !== call.context.partitions.defaultPartition else {
             throw ProtocolError(.unknown, "cannot delete the default partition")
         }
-        guard !call.client.server.allClients.contains(where: { $0.partition === partition }) else {
+        guard !call.context.isInUse(partition) else {
             throw ProtocolError(.unknown, "partition still has clients")
         }
         guard !partition.hasOutputs else { throw ProtocolError(.unknown, "partition still has outputs") }
@@ -63,7 +60,7 @@ enum PartitionCommands {
     }
 
     static func moveOutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let target = call.client.partition
+        let target = call.session.partition
         let found = call.context.partitions.all.lazy.compactMap { partition in
             partition.outputs.first { $0.name == call[0] && !$0.isPlaceholder }.map { (partition, $0) }
         }.first
@@ -74,4 +71,10 @@ enum PartitionCommands {
         call.context.idle.emit(.output)
         return .ok
     }
+
+    static func listpartitions(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for partition in call.context.partitions.all { out.field("partition", partition.name) }
+        return .ok
+    }
+
 }

@@ -28,7 +28,7 @@ enum QueueCommands {
     ]
 
     static func add(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let position = try call.arguments.count > 1 ? insertPosition(call[1], partition) : nil
         let songs = try SongLookup.songs(for: call[0], call, kind: .songOrDirectory)
         try partition.add(songs, at: position)
@@ -36,7 +36,7 @@ enum QueueCommands {
     }
 
     static func addID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let songs = try SongLookup.songs(for: call[0], call, kind: .song)
         let position = try call.arguments.count > 1 ? insertPosition(call[1], partition) : nil
         let ids = try partition.add(songs, at: position)
@@ -57,7 +57,7 @@ enum QueueCommands {
     }
 
     static func delete(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let range = try Arguments.range(call[0])
         let count = partition.queue.count
         // MPD's RangeArg::CheckClip: the start may equal the length; the end is clipped.
@@ -67,12 +67,12 @@ enum QueueCommands {
     }
 
     static func deleteID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        try call.client.partition.delete(id: Int(try Arguments.unsigned(call[0])))
+        try call.session.partition.delete(id: Int(try Arguments.unsigned(call[0])))
         return .ok
     }
 
     static func move(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let parsed = try Arguments.range(call[0])
         guard let end = parsed.end else { throw ProtocolError.argument("Open-ended range not supported") }
         let range = parsed.start..<end
@@ -83,7 +83,7 @@ enum QueueCommands {
     }
 
     static func moveID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let id = Int(try Arguments.unsigned(call[0]))
         guard let position = partition.queue.position(ofID: id) else { throw PlaybackError.noSuchSong }
         let range = position..<(position + 1)
@@ -113,12 +113,12 @@ enum QueueCommands {
     static func swap(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let first = Int(try Arguments.unsigned(call[0]))
         let second = Int(try Arguments.unsigned(call[1]))
-        try call.client.partition.swap(first, second)
+        try call.session.partition.swap(first, second)
         return .ok
     }
 
     static func swapID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let first = Int(try Arguments.unsigned(call[0]))
         let second = Int(try Arguments.unsigned(call[1]))
         guard let a = partition.queue.position(ofID: first), let b = partition.queue.position(ofID: second) else {
@@ -129,12 +129,12 @@ enum QueueCommands {
     }
 
     static func clear(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        call.client.partition.clear()
+        call.session.partition.clear()
         return .ok
     }
 
     static func shuffle(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let count = partition.queue.count
         let range = try call.arguments.first.map { try Arguments.range($0) } ?? .all
         guard range.start <= count else { throw PlaybackError.badSongIndex }
@@ -143,7 +143,7 @@ enum QueueCommands {
     }
 
     static func prio(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let priority = UInt8(try Arguments.unsigned(call[0], max: 255))
         for argument in call.arguments.dropFirst() {
             let range = try Arguments.range(argument)
@@ -156,7 +156,7 @@ enum QueueCommands {
     }
 
     static func prioID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let priority = UInt8(try Arguments.unsigned(call[0], max: 255))
         for argument in call.arguments.dropFirst() {
             let id = Int(try Arguments.unsigned(argument))
@@ -169,7 +169,7 @@ enum QueueCommands {
     static func rangeID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
         guard let range = parseTimeRange(call[1]) else { throw ProtocolError.argument("Bad range") }
-        try call.client.partition.setRange(range.start == 0 && range.end == nil ? nil : range, id: id)
+        try call.session.partition.setRange(range.start == 0 && range.end == nil ? nil : range, id: id)
         return .ok
     }
 
@@ -188,7 +188,7 @@ enum QueueCommands {
     }
 
     static func addTagID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let id = Int(try Arguments.unsigned(call[0]))
         guard let type = TagType(name: call[1]) else { throw ProtocolError.argument("Unknown tag type: \(call[1])") }
         let value = call[2]
@@ -197,7 +197,7 @@ enum QueueCommands {
     }
 
     static func clearTagID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let id = Int(try Arguments.unsigned(call[0]))
         var type: TagType?
         if call.arguments.count > 1 {

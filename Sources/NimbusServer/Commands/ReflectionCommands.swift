@@ -14,8 +14,8 @@ enum ReflectionCommands {
 
     /// Permitted and available commands; `config` is listed for admins even over TCP, as in MPD.
     static func commands(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for command in call.client.server.table.commands
-        where command.permits(call.client.permission) && command.isAvailable?(call.context) ?? true {
+        for command in call.context.table.commands
+        where command.permits(call.session.permission) && command.isAvailable?(call.context) ?? true {
             out.field("command", command.name)
         }
         return .ok
@@ -23,7 +23,7 @@ enum ReflectionCommands {
 
     /// Commands the permission set forbids (availability plays no part here in MPD).
     static func notCommands(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for command in call.client.server.table.commands where !command.permits(call.client.permission) {
+        for command in call.context.table.commands where !command.permits(call.session.permission) {
             out.field("command", command.name)
         }
         return .ok
@@ -44,7 +44,7 @@ enum ReflectionCommands {
     }
 
     static func config(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        guard call.client.isLocal else {
+        guard call.session.isLocal else {
             throw ProtocolError(.permission, "Command only permitted to local clients")
         }
         if let music = call.context.settings.musicDirectory { out.field("music_directory", music) }

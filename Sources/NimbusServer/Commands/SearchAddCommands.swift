@@ -7,15 +7,9 @@ import NimbusSupport
 @CoreActor
 enum SearchAddCommands {
     nonisolated static let all: [Command] = [
-        Command("findadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary) { call, out in
-            try addToQueue(call, foldCase: false)
-        },
-        Command("searchadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary) { call, out in
-            try addToQueue(call, foldCase: true)
-        },
-        Command("searchaddpl", .control, arguments: 2...2, unlimited: true, available: DatabaseCommands.hasLibrary) { call, _ in
-            try addToPlaylist(call)
-        },
+        Command("findadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary, handler: findadd),
+        Command("searchadd", .add, arguments: 1...1, unlimited: true, available: DatabaseCommands.hasLibrary, handler: searchadd),
+        Command("searchaddpl", .control, arguments: 2...2, unlimited: true, available: DatabaseCommands.hasLibrary, handler: searchaddpl),
     ]
 
     /// MPD 0.24: `position N` inserts there (the playlist is created if missing, N may not
@@ -41,10 +35,23 @@ enum SearchAddCommands {
 
     private static func addToQueue(_ call: CommandCall, foldCase: Bool) throws -> CommandResult {
         let database = try DatabaseCommands.library(call).database
-        let partition = call.client.partition
+        let partition = call.session.partition
         let query = try QueryArguments.parse(call.arguments[...], foldCase: foldCase, allowPosition: true)
         let position = try query.position.map { try QueueCommands.insertPosition($0, partition) }
         try partition.add(try database.find(query.evaluator, sort: query.sort, window: query.window), at: position)
         return .ok
     }
+
+    static func findadd(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try addToQueue(call, foldCase: false)
+    }
+
+    static func searchadd(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try addToQueue(call, foldCase: true)
+    }
+
+    static func searchaddpl(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try addToPlaylist(call)
+    }
+
 }

@@ -12,7 +12,7 @@ enum StatusCommands {
     ]
 
     static func status(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let options = partition.options
         // One copy of the queue for the whole answer: each `partition.queue` costs retains.
         let queue = partition.queue
@@ -58,7 +58,7 @@ enum StatusCommands {
 
     static func stats(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         out.field("uptime", call.context.uptimeSeconds)
-        out.field("playtime", call.client.partition.playTimeSeconds)
+        out.field("playtime", call.session.partition.playTimeSeconds)
         let database = call.context.library?.database ?? .empty
         out.field("artists", database.statistics.artists)
         out.field("albums", database.statistics.albums)

@@ -14,12 +14,7 @@ enum StickerCommands {
     nonisolated static let all: [Command] = [
         Command("sticker", .admin, arguments: 3...3, unlimited: true, available: available, handler: sticker),
         Command("stickertypes", .admin, arguments: 0...0, available: available, handler: stickerTypes),
-        Command("stickernames", .admin, arguments: 0...0, available: available) { call, out in
-            for name in try withStore(call, { (store) throws(StickerStore.Failure) in try store.names() }) {
-                out.field("name", name)
-            }
-            return .ok
-        },
+        Command("stickernames", .admin, arguments: 0...0, available: available, handler: stickernames),
         Command("stickernamestypes", .admin, arguments: 0...1, available: available, handler: stickerNamesTypes),
     ]
 
@@ -202,7 +197,7 @@ enum StickerCommands {
     static func stickerTypes(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         _ = try requireStore(call)
         for type in ["filter", "playlist", "song"] { out.field("stickertype", type) }
-        let visible = call.client.visibleTags
+        let visible = call.session.visibleTags
         for tag in TagType.allCases where allowedTags.contains(tag) && visible.contains(tag) {
             out.field("stickertype", tag.wireName)
         }
@@ -259,4 +254,12 @@ enum StickerCommands {
         }
         return result + "\""
     }
+
+    static func stickernames(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        for name in try withStore(call, { (store) throws(StickerStore.Failure) in try store.names() }) {
+            out.field("name", name)
+        }
+        return .ok
+    }
+
 }

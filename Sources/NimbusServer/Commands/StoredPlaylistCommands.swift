@@ -14,22 +14,16 @@ enum StoredPlaylistCommands {
         Command("save", .control, arguments: 1...2, available: hasPlaylists, handler: save),
         Command("load", .add, arguments: 1...3, handler: load),
         Command("listplaylists", .read, arguments: 0...0, available: hasPlaylists, handler: listPlaylists),
-        Command("listplaylist", .read, arguments: 1...2) { call, out in try listPlaylist(call, &out, info: false) },
-        Command("listplaylistinfo", .read, arguments: 1...2) { call, out in try listPlaylist(call, &out, info: true) },
+        Command("listplaylist", .read, arguments: 1...2, handler: listplaylist),
+        Command("listplaylistinfo", .read, arguments: 1...2, handler: listplaylistinfo),
         Command("searchplaylist", .read, arguments: 2...4, handler: searchPlaylist),
         Command("playlistlength", .read, arguments: 1...1, handler: playlistLength),
         Command("playlistadd", .control, arguments: 2...3, available: hasPlaylists, handler: playlistAdd),
         Command("playlistdelete", .control, arguments: 2...2, available: hasPlaylists, handler: playlistDelete),
         Command("playlistmove", .control, arguments: 3...3, available: hasPlaylists, handler: playlistMove),
-        Command("playlistclear", .control, arguments: 1...1, available: hasPlaylists) { call, _ in
-            try edit(call) { try $0.clear(call[0]) }
-        },
-        Command("rm", .control, arguments: 1...1, available: hasPlaylists) { call, _ in
-            try edit(call) { try $0.remove(call[0]) }
-        },
-        Command("rename", .control, arguments: 2...2, available: hasPlaylists) { call, _ in
-            try edit(call) { try $0.rename(call[0], to: call[1]) }
-        },
+        Command("playlistclear", .control, arguments: 1...1, available: hasPlaylists, handler: playlistclear),
+        Command("rm", .control, arguments: 1...1, available: hasPlaylists, handler: rm),
+        Command("rename", .control, arguments: 2...2, available: hasPlaylists, handler: rename),
     ]
 
     nonisolated static let hasPlaylists: Command.Availability = { $0.playlists != nil }
@@ -54,12 +48,12 @@ enum StoredPlaylistCommands {
             }
             mode = chosen
         }
-        let uris = call.client.partition.queue.items.map(\.song.uri)
+        let uris = call.session.partition.queue.items.map(\.song.uri)
         return try edit(call) { try $0.save(call[0], entries: uris, mode: mode) }
     }
 
     static func load(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        let partition = call.client.partition
+        let partition = call.session.partition
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
         let positionText = call.arguments.count > 2 ? call[2] : nil
         let name = call[0]
@@ -122,7 +116,7 @@ enum StoredPlaylistCommands {
     /// A range past the end prints nothing, as MPD's playlist_provider_print simply runs out.
     static func listPlaylist(_ call: CommandCall, _ out: inout ResponseWriter, info: Bool) throws -> CommandResult {
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
-        let client = call.client
+        let client = call.session
         if let remote = try remote(call, render: { songs in
             var out = ResponseWriter()
             for song in window(songs, range) {
@@ -134,7 +128,7 @@ enum StoredPlaylistCommands {
         }
         for entry in window(try load(call), range) {
             if info, let song = librarySong(entry, call) {
-                SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+                SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
             } else {
                 out.field("file", entry)
             }
@@ -153,7 +147,7 @@ enum StoredPlaylistCommands {
             filterArguments = filterArguments.dropLast(2)
         }
         let filter = try FilterEvaluator(try FilterParser.parse(filterArguments, foldCase: true))
-        let client = call.client, matchWindow = window
+        let client = call.session, matchWindow = window
         if let remote = try remote(call, render: { songs in
             var out = ResponseWriter()
             let matches = songs.enumerated().filter { filter.matches($0.element) }
@@ -175,7 +169,7 @@ enum StoredPlaylistCommands {
                 continue
             }
             if let song {
-                SongPrinter.write(song, mask: call.client.visibleTags, into: &out)
+                SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
                 out.field("Pos", position)
             } else if entry.contains("://") {
                 out.field("file", entry)
@@ -251,4 +245,25 @@ enum StoredPlaylistCommands {
         if range.start == end || range.start == to { return .ok }
         return try edit(call) { try $0.move(call[0], range: range.start..<end, to: to) }
     }
+
+    static func listplaylist(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try listPlaylist(call, &out, info: false)
+    }
+
+    static func listplaylistinfo(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try listPlaylist(call, &out, info: true)
+    }
+
+    static func playlistclear(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try edit(call) { try $0.clear(call[0]) }
+    }
+
+    static func rm(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try edit(call) { try $0.remove(call[0]) }
+    }
+
+    static func rename(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        try edit(call) { try $0.rename(call[0], to: call[1]) }
+    }
+
 }

@@ -18,7 +18,7 @@ enum URILocation: Equatable {
             guard uri.hasPrefix("/") else { throw ProtocolError.argument("Malformed file:// URI") }
         }
         if uri.hasPrefix("/") {
-            guard call.client.isLocal else {
+            guard call.session.isLocal else {
                 throw ProtocolError(.permission, "Access to local files via TCP is not allowed")
             }
             return .file(uri)

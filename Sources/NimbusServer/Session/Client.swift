@@ -9,7 +9,7 @@ import NimbusSupport
 /// object only moves bytes and runs commands. Lives on the core loop; costs a descriptor and
 /// a few buffers, never a thread.
 @CoreActor
-public final class Client: IdleListener {
+public final class Client: IdleListener, CommandSession {
     /// Connected through a Unix socket (MPD's "local client").
     public let isLocal: Bool
     /// The client's name in the log, as MPD names it: the peer's address (`127.0.0.1:46208`)
@@ -37,7 +37,7 @@ public final class Client: IdleListener {
     var writeBlocked = false
     var notifyScheduled = false
     /// Wrong `password` commands on this connection (guessing is slowed down, then cut off).
-    var wrongPasswords = 0
+    public var wrongPasswords = 0
     var timeoutTimer: TimerID?
     public internal(set) var isClosed = false
     var closeAfterFlush = false
