@@ -15,7 +15,7 @@ extension Partition {
         let start = queue.count
         var ids: [Int] = []
         // A song already queued for gapless play keeps its place.
-        let after = current.map { $0 + (queuedToken != nil ? 1 : 0) }
+        let after = current.map { $0 + (handshake.follower != nil ? 1 : 0) }
         for var song in songs {
             if song.isURL, let known = home.remoteTags.lookup(song) { song.apply(known) }
             ids.append(queue.add(song, after: after))
@@ -49,11 +49,6 @@ extension Partition {
             }
         }
         queueChanged()
-    }
-
-    public func delete(id: Int) throws(PlaybackError) {
-        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
-        try delete(position..<(position + 1))
     }
 
     /// As MPD's `playlist::Clear`: a queue cleared while playing (or paused) stops the player
@@ -154,8 +149,30 @@ extension Partition {
     }
 }
 
+extension PlayQueue {
+    /// The position of the entry `id`, for the commands that name songs by id.
+    public func position(ofExistingID id: Int) throws(PlaybackError) -> Int {
+        guard let position = position(ofID: id) else { throw .noSuchSong }
+        return position
+    }
+}
+
 extension Song {
     /// A scan's tags replace the song's, as MPD's SetTag does (MPD shows no `Format` for a
     /// URL in the queue, so the scanned format is not taken).
     mutating func apply(_ result: ScanResult) { tag = result.tag }
+
+    /// A radio stream's name and title replace the song's Name and Title.
+    mutating func applyStreamTags(name: String?, title: String?) {
+        var items = tag.items
+        if let name, !name.isEmpty {
+            items.removeAll { $0.type == .name }
+            items.append(TagItem(.name, name))
+        }
+        if let title, !title.isEmpty {
+            items.removeAll { $0.type == .title }
+            items.append(TagItem(.title, title))
+        }
+        tag.items = items
+    }
 }

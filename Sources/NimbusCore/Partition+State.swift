@@ -8,8 +8,8 @@ extension Partition {
     public func savedState() -> SavedState {
         var saved = SavedState()
         saved.partition = name
-        saved.volume = outputs.lazy.compactMap(\.softwareLevel).first
-        saved.outputs = outputs.filter { !$0.isPlaceholder }.map { ($0.name, $0.enabled) }
+        saved.volume = outputs.all.lazy.compactMap(\.softwareLevel).first
+        saved.outputs = outputs.all.filter { !$0.isPlaceholder }.map { ($0.name, $0.enabled) }
         saved.state = state
         saved.current = currentPosition
         saved.elapsedMilliseconds = elapsedMilliseconds
@@ -27,9 +27,9 @@ extension Partition {
     /// position, paused when it was paused or `restorePaused` asks for it.
     public func restore(_ saved: SavedState, restorePaused: Bool, resolve: (SavedState.Entry) -> Song?) {
         for (name, enabled) in saved.outputs {
-            outputs.first { $0.name == name }?.enabled = enabled
+            outputs.all.first { $0.name == name }?.enabled = enabled
         }
-        if let volume = saved.volume { restoreSoftwareVolume(volume) }
+        if let volume = saved.volume { outputs.restoreSoftwareVolume(volume) }
         options = saved.options
         lastLoadedPlaylist = saved.lastLoadedPlaylist
         var currentPosition: Int?

@@ -26,37 +26,25 @@ public final class Partition {
     public internal(set) var current: Int?
     /// The last player error, shown as `error:` until cleared or the next play.
     public internal(set) var error: String?
-    public internal(set) var state: PlayerState = .stop
+    public internal(set) var state: PlayerState = .stop {
+        didSet { playTime.note(state) }
+    }
     /// The stored playlist last loaded into the queue; cleared with the queue (MPD 0.24).
     public var lastLoadedPlaylist = ""
-    public var outputs: [OutputRecord] = []
-    /// Outputs whose device failed since playback started: left out until it starts again
-    /// from a stop (MPD retries a failed output then), while the others play on.
-    var failedOutputs: Set<String> = []
+    public private(set) lazy var outputs = MultipleOutputs(partition: self)
     /// The set this partition belongs to: where songs open, idle events and the state file.
     unowned let home: PartitionSet
 
     public var maxQueueLength: Int { home.maxQueueLength }
     let engine: PlayerEngine
     private let reference: PartitionReference
-    /// Player tokens → queue ids of the songs handed to the player since the last start.
-    var tokens: [UInt64: Int] = [:]
-    var nextToken: UInt64 = 1
-    /// The song playback started with (play, seek, skip).
-    var startToken: UInt64?
-    /// The song whose follower was named last, and that follower (nil: the queue ends).
-    var answeredFor: UInt64?
-    var queuedItem: PlayItem?
-    /// Songs the decoder has taken up.
-    var taken: Set<UInt64> = []
-    /// The song the engine plays now (the clock reached its first audio).
-    var playingToken: UInt64?
+    /// Which song follows which between this partition and its decoder.
+    var handshake = FollowerHandshake()
     /// Elapsed time to show while stopped or before the player reports (a restored position).
     var pendingElapsed = 0
     /// Songs skipped in a row because they failed, so a queue of broken songs ends.
     var failureStreak = 0
-    var playTimeAccumulated: UInt64 = 0
-    var playingSince: UInt64?
+    private var playTime = PlayTime()
 
     init(name: String, home: PartitionSet) {
         self.name = name
@@ -107,21 +95,7 @@ public final class Partition {
     }
 
     /// Seconds spent playing since the daemon started (`stats` playtime).
-    public var playTimeSeconds: Int {
-        var total = playTimeAccumulated
-        if let since = playingSince { total += MonotonicClock.now() - since }
-        return Int(total / 1_000_000_000)
-    }
-
-    /// Keeps `playtime` accounting in step with every state change.
-    func setState(_ newState: PlayerState) {
-        if newState == .play, playingSince == nil { playingSince = MonotonicClock.now() }
-        if newState != .play, let since = playingSince {
-            playTimeAccumulated += MonotonicClock.now() - since
-            playingSince = nil
-        }
-        state = newState
-    }
+    public var playTimeSeconds: Int { playTime.seconds }
 
     /// Stops playback and releases the outputs (daemon shutdown).
     public func shutdown() {
@@ -143,4 +117,24 @@ public final class Partition {
 @CoreActor
 final class PartitionReference {
     var partition: Partition?
+}
+
+/// `stats` playtime: the time spent in the play state, kept in step with every state change.
+struct PlayTime {
+    private var accumulated: UInt64 = 0
+    private var playingSince: UInt64?
+
+    mutating func note(_ state: PlayerState) {
+        if state == .play, playingSince == nil { playingSince = MonotonicClock.now() }
+        if state != .play, let since = playingSince {
+            accumulated += MonotonicClock.now() - since
+            playingSince = nil
+        }
+    }
+
+    var seconds: Int {
+        var total = accumulated
+        if let since = playingSince { total += MonotonicClock.now() - since }
+        return Int(total / 1_000_000_000)
+    }
 }

@@ -80,9 +80,9 @@ public final class PartitionSet {
             let partition = named(state.partition) ?? add(named: state.partition)
             for (name, _) in state.outputs {
                 for other in all where other !== partition {
-                    if let output = other.outputs.first(where: { $0.name == name && !$0.isPlaceholder }) {
-                        other.release(output)
-                        partition.adopt(output)
+                    if let output = other.outputs.all.first(where: { $0.name == name && !$0.isPlaceholder }) {
+                        other.outputs.release(output)
+                        partition.outputs.adopt(output)
                     }
                 }
             }

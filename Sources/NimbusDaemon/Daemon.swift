@@ -67,8 +67,8 @@ public final class Daemon {
             logger: logger.domain("player"))
         partitions.keepState(
             at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
-        partitions.defaultPartition.outputs = OutputSetup.outputs(
-            from: configuration.audioOutputs, registry: outputs, logger: logger.domain("output"))
+        partitions.defaultPartition.outputs.install(
+            OutputSetup.outputs(from: configuration.audioOutputs, registry: outputs, logger: logger.domain("output")))
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(
             storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))

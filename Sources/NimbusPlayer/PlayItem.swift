@@ -20,6 +20,9 @@ public struct PlayItem: Sendable {
     public var streamTitle: String?
     /// Milliseconds the played part lasts, when known (a crossfade needs songs of known length).
     public var lengthMilliseconds: Int?
+    /// Asks for what the player will read first of the song (a cloud song's head and tail);
+    /// returns at once. Called when the song is named to follow another.
+    public var prefetch: @Sendable () -> Void = {}
 
     public init(
         token: UInt64, queueID: Int, uri: String, startMilliseconds: Int = 0, endMilliseconds: Int? = nil,

@@ -25,6 +25,20 @@ public struct PlaybackOptions: Sendable, Equatable {
     public var replayGainMode = "off"
 
     public init() {}
+
+    /// A song ended or was skipped: `single oneshot` is spent. True when it was.
+    public mutating func spendSingleOneshot() -> Bool {
+        guard single == .oneshot else { return false }
+        single = .off
+        return true
+    }
+
+    /// A song was consumed: `consume oneshot` is spent. True when it was.
+    public mutating func spendConsumeOneshot() -> Bool {
+        guard consume == .oneshot else { return false }
+        consume = .off
+        return true
+    }
 }
 
 extension PlayQueue {

@@ -104,8 +104,8 @@ final class IdleWakeUpTests: XCTestCase {
     /// Nimbus must wake `player` idlers once, as MPD 0.24.13 does for each of these commands
     /// (measured by hand with `NIMBUS_REFERENCE_MPD` naming its binary); `checkReference`: the
     /// reference MPD's count is checked too. Not for `play` and `previous`, which wake Debian's
-    /// MPD 0.23 twice, nor for deleting the playing song, which wakes 0.24.13 once or twice
-    /// depending on its player thread's timing.
+    /// MPD 0.23 twice, nor for `next` and deleting the playing song, which wake MPD once or
+    /// twice depending on its player thread's timing (`next` twice on a loaded machine).
     private func compare(
         setup: [String], command: String, expected: Int = 1, checkReference: Bool = true, file: StaticString = #filePath, line: UInt = #line,
         settled: @escaping ([String: String]) -> Bool
@@ -147,7 +147,7 @@ final class IdleWakeUpTests: XCTestCase {
     }
 
     func testNextWakesPlayerOnce() throws {
-        try compare(setup: queue + ["play 0"], command: "next", settled: playing(song: "1"))
+        try compare(setup: queue + ["play 0"], command: "next", checkReference: false, settled: playing(song: "1"))
     }
 
     func testDeletingThePlayingSongWakesPlayerOnce() throws {

@@ -53,13 +53,13 @@ final class PartitionTests: XCTestCase {
     private func makeSet(_ songs: FakeSongs, maxQueueLength: Int = 16384) throws -> PartitionSet {
         try onCore {
             let set = PartitionSet(idle: IdleBus(reactor: CoreActor.loop.reactor), songs: songs, maxQueueLength: maxQueueLength)
-            set.defaultPartition.outputs = [
+            set.defaultPartition.outputs.install([
                 OutputRecord(
                     id: 0, configuration: OutputConfiguration(name: "fast", type: "null"),
                     definition: try NullOutputPlugin().configure(
                         OutputConfiguration(name: "fast", type: "null", settings: ["sync": "no"])),
                     explicitMixer: false)
-            ]
+            ])
             return set
         }
     }

@@ -31,7 +31,7 @@ enum ErrorMapping {
             case .notMountPoint: return ProtocolError(.argument, "Not a mount point")
             case .failed(let message): return ProtocolError(.unknown, message)
             }
-        case let error as Partition.OutputFailure:
+        case let error as MultipleOutputs.Failure:
             switch error {
             case .noSuchOutput: return ProtocolError(.noExist, "No such audio output")
             case .unsupportedAttribute: return ProtocolError(.argument, "Unsupported attribute")

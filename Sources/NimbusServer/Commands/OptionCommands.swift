@@ -23,7 +23,7 @@ enum OptionCommands {
 
     private static func setVolume(_ partition: Partition, _ level: Int, missingMixerCode: AckCode) throws {
         do {
-            try partition.setVolume(level)
+            try partition.outputs.setVolume(level)
         } catch .noMixer {
             throw ProtocolError(missingMixerCode, "No mixer")
         }
@@ -97,7 +97,7 @@ enum OptionCommands {
     static func volume(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let change = try Arguments.integer(call[0], min: -100, max: 100)
         let partition = call.session.partition
-        guard let current = partition.volume else { throw ProtocolError(.system, "No mixer") }
+        guard let current = partition.outputs.volume else { throw ProtocolError(.system, "No mixer") }
         // MPD sets (and announces) nothing when the level stays.
         let level = max(0, min(100, current + change))
         if level != current { try setVolume(partition, level, missingMixerCode: .system) }
@@ -105,7 +105,7 @@ enum OptionCommands {
     }
 
     static func getvol(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        if let volume = call.session.partition.volume { out.field("volume", volume) }
+        if let volume = call.session.partition.outputs.volume { out.field("volume", volume) }
         return .ok
     }
 

@@ -14,7 +14,7 @@ enum OutputCommands {
     ]
 
     static func outputs(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        for output in call.session.partition.outputs {
+        for output in call.session.partition.outputs.all {
             out.field("outputid", output.id)
             out.field("outputname", output.name)
             out.field("plugin", output.plugin)
@@ -26,7 +26,7 @@ enum OutputCommands {
 
     private static func set(_ call: CommandCall, enabled: Bool?) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
-        try call.session.partition.setOutput(id: id, enabled: enabled)
+        try call.session.partition.outputs.setEnabled(id: id, enabled)
         return .ok
     }
 
@@ -44,7 +44,7 @@ enum OutputCommands {
 
     static func outputset(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
-        try call.session.partition.setOutputAttribute(id: id, name: call[1], value: call[2])
+        try call.session.partition.outputs.setAttribute(id: id, name: call[1], value: call[2])
         return .ok
     }
 

@@ -53,7 +53,7 @@ enum PartitionCommands {
         guard !call.context.isInUse(partition) else {
             throw ProtocolError(.unknown, "partition still has clients")
         }
-        guard !partition.hasOutputs else { throw ProtocolError(.unknown, "partition still has outputs") }
+        guard !partition.outputs.hasRealOutputs else { throw ProtocolError(.unknown, "partition still has outputs") }
         call.context.partitions.remove(partition)
         call.context.idle.emit(.partition)
         return .ok
@@ -62,12 +62,12 @@ enum PartitionCommands {
     static func moveOutput(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let target = call.session.partition
         let found = call.context.partitions.all.lazy.compactMap { partition in
-            partition.outputs.first { $0.name == call[0] && !$0.isPlaceholder }.map { (partition, $0) }
+            partition.outputs.all.first { $0.name == call[0] && !$0.isPlaceholder }.map { (partition, $0) }
         }.first
         guard let (source, output) = found else { throw ProtocolError(.noExist, "No such output") }
         guard source !== target else { return .ok }
-        source.release(output)
-        target.adopt(output)
+        source.outputs.release(output)
+        target.outputs.adopt(output)
         call.context.idle.emit(.output)
         return .ok
     }

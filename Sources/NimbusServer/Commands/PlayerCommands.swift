@@ -30,7 +30,8 @@ enum PlayerCommands {
 
     static func playID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = try call.arguments.first.map { try Arguments.integer($0) } ?? -1
-        try call.session.partition.play(id: id < 0 ? nil : id)
+        let partition = call.session.partition
+        try partition.play(position: id < 0 ? nil : try partition.queue.position(ofExistingID: id))
         return .ok
     }
 
@@ -50,7 +51,8 @@ enum PlayerCommands {
     static func seekID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
         let time = try Arguments.songTimeMilliseconds(call[1])
-        try call.session.partition.seek(id: id, milliseconds: time)
+        let partition = call.session.partition
+        try partition.seek(position: try partition.queue.position(ofExistingID: id), milliseconds: time)
         return .ok
     }
 

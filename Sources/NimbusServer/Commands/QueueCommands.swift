@@ -67,7 +67,9 @@ enum QueueCommands {
     }
 
     static func deleteID(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        try call.session.partition.delete(id: Int(try Arguments.unsigned(call[0])))
+        let partition = call.session.partition
+        let position = try partition.queue.position(ofExistingID: Int(try Arguments.unsigned(call[0])))
+        try partition.delete(position..<(position + 1))
         return .ok
     }
 

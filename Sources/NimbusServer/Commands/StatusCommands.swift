@@ -16,7 +16,7 @@ enum StatusCommands {
         let options = partition.options
         // One copy of the queue for the whole answer: each `partition.queue` costs retains.
         let queue = partition.queue
-        if let volume = partition.volume { out.field("volume", volume) }
+        if let volume = partition.outputs.volume { out.field("volume", volume) }
         out.field("repeat", options.repeatMode ? 1 : 0)
         out.field("random", queue.random ? 1 : 0)
         out.field("single", options.single.rawValue)
