@@ -37,6 +37,9 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
 
     public var frameBytes: Int { sample.bytes * Int(channels) }
 
+    /// The frame `milliseconds` in at this rate (rounded down, as MPD's SongTime::ToScale).
+    public func frames(milliseconds: Int) -> Int64 { Int64(milliseconds) * Int64(sampleRate) / 1000 }
+
     public var description: String {
         if sample == .dsd { return "dsd\(sampleRate * 8 / 44100):\(channels)" }
         return "\(sampleRate):\(sample.wireName):\(channels)"

@@ -145,15 +145,6 @@ public final class PlayerEngine: Sendable {
         decoder.replace(from: token, with: item)
     }
 
-    public func seek(toMilliseconds milliseconds: Int) {
-        state.withLock { state in
-            if state.playerState == .stop { return }
-            state.clock?.heardFrames.store(0, ordering: .relaxed)
-            state.clock?.heardAt.store(0, ordering: .relaxed)
-        }
-        decoder.seek(toMilliseconds: milliseconds)
-    }
-
     public func pause() {
         state.withLock { state in
             guard state.playerState == .play else { return }
