@@ -48,7 +48,9 @@ let package = Package(
         // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
         // Where music lives: the local directory and cloud accounts (one provider plugin each).
-        .target(name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        .target(
+            name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport"],
+            swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         .target(
@@ -144,7 +146,7 @@ let package = Package(
             name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(
             name: "NimbusStorageTests",
-            dependencies: ["NimbusStorage", "NimbusInput", "NimbusDecoder", "NimbusSupport", "NimbusHarness"],
+            dependencies: ["NimbusStorage", "NimbusConfig", "NimbusInput", "NimbusDecoder", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusOfflineTests", dependencies: ["NimbusOffline", "NimbusStorage", "NimbusSupport", "NimbusHarness"],

@@ -1,8 +1,10 @@
 import NimbusSupport
 
-/// One `cloud { … }` block: an account mounted into the library as a top-level folder.
+/// One `cloud { … }` block: an account mounted into the library as a top-level folder. The
+/// config reads the block; whether its type exists, what its provider needs and which file
+/// its sign-in writes are the provider plugins' business (NimbusStorage's
+/// `CloudProviderRegistry.accounts`).
 public struct CloudAccountConfiguration: Sendable, Equatable {
-    public static let types = ["webdav", "yandex-disk", "dropbox", "google-drive", "onedrive"]
     /// Keys that would put a secret into the config body; secrets live in files or the
     /// environment (`password_file`, `token_file`, `NIMBUS_TOKEN_<NAME>`).
     /// (`client_secret` is the app's, registered by the user, which installed-app flows send
@@ -12,9 +14,6 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
         "name", "type", "root", "url", "user", "password_file", "token_file", "client_id", "client_secret", "api_url",
         "content_url", "token_url", "device_code_url", "authorize_url", "mount", "pin",
     ]
-    /// Types whose sign-in produces an OAuth token file.
-    public static let oauthTypes: Set<String> = ["yandex-disk", "dropbox", "google-drive", "onedrive"]
-
     public var name: String
     public var type: String
     /// Remote folder the account's root maps to.
@@ -25,6 +24,8 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
     public var mountAtStart: Bool
     /// Folders (relative to the account root) kept entirely on disk for offline use.
     public var pins: [String]
+    /// Where the block is, for warnings (`mpd.conf:12`).
+    public var location: String
 
     /// Reads a block; nil (with a warning) when it cannot describe an account.
     static func read(_ block: ConfigBlock, warnings: inout [String]) -> CloudAccountConfiguration? {
@@ -32,8 +33,8 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
             warnings.append("\(block.location): cloud account without a valid \"name\"; ignored")
             return nil
         }
-        guard let type = block.value("type"), types.contains(type) else {
-            warnings.append("\(block.location): cloud account \"\(name)\": type must be one of \(types.joined(separator: ", ")); ignored")
+        guard let type = block.value("type"), !type.isEmpty else {
+            warnings.append("\(block.location): cloud account \"\(name)\" without a \"type\"; ignored")
             return nil
         }
         var settings: [String: String] = [:]
@@ -46,16 +47,12 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
             if !knownKeys.contains(param.name) { warnings.append("\(param.location): unknown cloud setting '\(param.name)'; ignored") }
             settings[param.name] = param.value
         }
-        if type == "webdav", settings["url"] == nil {
-            warnings.append("\(block.location): webdav account \"\(name)\" needs a \"url\"; ignored")
-            return nil
-        }
         var root = settings["root"] ?? "/"
         while root.hasSuffix("/") && root.count > 1 { root.removeLast() }
         return CloudAccountConfiguration(
             name: name, type: type, root: root, settings: settings,
             mountAtStart: !["no", "false", "0"].contains(settings["mount"] ?? "yes"),
-            pins: block.params.filter { $0.name == "pin" }.map(\.value))
+            pins: block.params.filter { $0.name == "pin" }.map(\.value), location: "\(block.location)")
     }
 }
 
@@ -69,28 +66,12 @@ extension DaemonConfiguration {
                 warnings.append("\(block.location): a second cloud account named \"\(account.name)\"; ignored")
                 return nil
             }
-            return account.withDefaultSecrets(in: secretsDirectory)
+            return account
         }
     }
 
     /// Where `nimbus authorize` keeps tokens and passwords of accounts that name no file.
     public var secretsDirectory: String {
         (stateFile.lastIndex(of: "/").map { String(stateFile[..<$0]) } ?? ".") + "/accounts"
-    }
-}
-
-extension CloudAccountConfiguration {
-    /// An OAuth account without `token_file` keeps its token at `DIR/NAME.token`, a WebDAV
-    /// account with a `user` and no `password_file` its password at `DIR/NAME.password`: the
-    /// files `nimbus authorize` writes.
-    func withDefaultSecrets(in directory: String) -> CloudAccountConfiguration {
-        var account = self
-        if Self.oauthTypes.contains(type), settings["token_file"] == nil {
-            account.settings["token_file"] = directory + "/" + name + ".token"
-        }
-        if type == "webdav", settings["user"] != nil, settings["password_file"] == nil {
-            account.settings["password_file"] = directory + "/" + name + ".password"
-        }
-        return account
     }
 }

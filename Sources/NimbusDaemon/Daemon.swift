@@ -48,10 +48,11 @@ public final class Daemon {
         self.onShutdown = onShutdown
         let idle = IdleBus(reactor: CoreActor.loop.reactor)
         var warnings: [String] = []
-        let accounts = configuration.cloud(warnings: &warnings)
+        let accounts = CloudProviderRegistry.standard.accounts(
+            configuration.cloud(warnings: &warnings), secretsDirectory: configuration.secretsDirectory, warnings: &warnings)
         for warning in warnings { logger.warning("config: \(warning)") }
         cloud = CloudAccounts(
-            accounts: accounts.map { CloudAccounts.Account(name: $0.name, type: $0.type, root: $0.root, settings: $0.settings) },
+            accounts: accounts.map(CloudAccounts.Account.init),
             cache: RangeCache(
                 directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize,
                 revalidateAfter: .seconds(configuration.cacheRevalidate), logger: logger.domain("cache")),

@@ -1,5 +1,6 @@
 import Foundation
 import NimbusConfig
+import NimbusStorage
 
 /// `nimbus accounts`: every configured cloud account as the running daemon sees it — state,
 /// who is signed in, songs indexed, bytes cached and pinned, last update. Without a running
@@ -82,12 +83,14 @@ struct Accounts {
             return
         }
         var warnings: [String] = []
-        for account in configuration.cloud(warnings: &warnings) {
-            let secret = account.type == "webdav" ? account.settings["password_file"] : account.settings["token_file"]
+        let registry = CloudProviderRegistry.standard
+        let accounts = registry.accounts(
+            configuration.cloud(warnings: &warnings), secretsDirectory: configuration.secretsDirectory, warnings: &warnings)
+        for account in accounts {
+            let secret = registry.plugin(forType: account.type)?.secretFile(account.settings).flatMap { account.settings[$0.setting] }
             let saved = secret.map { FileManager.default.isReadableFile(atPath: $0) } ?? false
             let state =
-                account.type == "webdav" && account.settings["user"] == nil
-                ? "no sign-in needed" : saved ? "sign-in saved" : "sign-in needed — run: nimbus authorize \(account.name)"
+                secret == nil ? "no sign-in needed" : saved ? "sign-in saved" : "sign-in needed — run: nimbus authorize \(account.name)"
             Console.say("\(account.name) (\(account.type)): \(state)")
         }
     }

@@ -17,19 +17,23 @@ struct Authorize {
             Console.fail("\(configPath): \(error.description)")
         }
         var warnings: [String] = []
-        let accounts = configuration.cloud(warnings: &warnings)
+        let accounts = CloudProviderRegistry.standard.accounts(
+            configuration.cloud(warnings: &warnings), secretsDirectory: configuration.secretsDirectory, warnings: &warnings)
         guard let found = accounts.first(where: { $0.name == account }) else {
             let names = accounts.map(\.name)
             Console.fail(
                 "\(configPath) has no cloud account named \"\(account)\""
                     + (names.isEmpty ? "; add a cloud { } block (see README, Connect your cloud)" : " (it has: \(names.joined(separator: ", ")))"))
         }
+        guard let plugin = CloudProviderRegistry.standard.plugin(forType: found.type) else {
+            Console.fail("\(account): cloud type \"\(found.type)\" is not supported")
+        }
         do throws(SignInError) {
             let message: String
-            switch found.type {
-            case "webdav": message = try password(found)
-            case "yandex-disk", "onedrive": message = try deviceCode(found)
-            default: message = try authorizationCode(found)
+            switch plugin.signIn(found.settings) {
+            case .password: message = try password(found)
+            case .deviceCode(let endpoints): message = try deviceCode(found, endpoints, plugin)
+            case .authorizationCode(let endpoints): message = try authorizationCode(found, endpoints, plugin)
             }
             Console.say(message)
         } catch {
@@ -50,31 +54,31 @@ struct Authorize {
     }
 
     /// Saves the tokens and says who signed in.
-    private func finish(_ found: CloudAccountConfiguration, _ tokens: TokenSet, in tokenFile: String) throws(SignInError) -> String {
+    private func finish(
+        _ found: CloudAccountConfiguration, _ plugin: any CloudProviderPlugin, _ tokens: TokenSet, in tokenFile: String
+    ) throws(SignInError) -> String {
         try SecretFile.write(tokens.json, to: tokenFile)
-        let who = SignInIdentity.name(type: found.type, settings: found.settings, access: tokens.access)
+        let who = plugin.identity(found.settings)?.name(access: tokens.access)
         return "Signed in" + (who.map { " as \($0)" } ?? "") + " — Nimbus can now read \(account). Token saved in \(tokenFile)."
     }
 
-    private func deviceCode(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
+    private func deviceCode(
+        _ found: CloudAccountConfiguration, _ endpoints: DeviceCodeSignIn.Endpoints, _ plugin: any CloudProviderPlugin
+    ) throws(SignInError) -> String {
         let (clientID, tokenFile) = try app(found)
-        guard let endpoints = DeviceCodeSignIn.Endpoints.forType(found.type, settings: found.settings) else {
-            throw .failed("\(account): \(found.type) has no device sign-in")
-        }
         let flow = DeviceCodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
         let authorization = try flow.start()
         Console.say("To let Nimbus read \(account), open \(authorization.verificationURL) on any device and enter the code \(authorization.userCode)")
         Console.say("Waiting for you to confirm (Ctrl-C to stop)")
         Console.catchInterrupt()
         let tokens = try flow.token(for: authorization) { Console.wait($0) }
-        return "\n" + (try finish(found, tokens, in: tokenFile))
+        return "\n" + (try finish(found, plugin, tokens, in: tokenFile))
     }
 
-    private func authorizationCode(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
+    private func authorizationCode(
+        _ found: CloudAccountConfiguration, _ endpoints: CodeSignIn.Endpoints, _ plugin: any CloudProviderPlugin
+    ) throws(SignInError) -> String {
         let (clientID, tokenFile) = try app(found)
-        guard let endpoints = CodeSignIn.Endpoints.forType(found.type, settings: found.settings) else {
-            throw .failed("\(account): \(found.type) has no sign-in in nimbus")
-        }
         let flow = CodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
         Console.catchInterrupt()
         let tokens: TokenSet
@@ -93,7 +97,7 @@ struct Authorize {
             guard let line = readLine(strippingNewline: true) else { throw .cancelled }
             tokens = try flow.exchange(code: try flow.code(fromPasted: line), redirectURI: nil)
         }
-        return try finish(found, tokens, in: tokenFile)
+        return try finish(found, plugin, tokens, in: tokenFile)
     }
 
     private func password(_ found: CloudAccountConfiguration) throws(SignInError) -> String {

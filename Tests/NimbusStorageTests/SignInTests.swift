@@ -6,16 +6,31 @@ import XCTest
 
 /// The pure parts of signing in: the providers' endpoints and the token file it writes.
 final class SignInTests: XCTestCase {
+    /// Each provider plugin declares its sign-in, with its endpoints overridable in the block.
     func testEndpointsAreTheProvidersUnlessOverridden() throws {
-        let yandex = try XCTUnwrap(DeviceCodeSignIn.Endpoints.forType("yandex-disk", settings: [:]))
+        func device(_ type: String, _ settings: [String: String]) throws -> DeviceCodeSignIn.Endpoints {
+            let plugin = try XCTUnwrap(CloudProviderRegistry.standard.plugin(forType: type))
+            guard case .deviceCode(let endpoints) = plugin.signIn(settings) else { throw XCTSkip("\(type) is not a device sign-in") }
+            return endpoints
+        }
+        let yandex = try device("yandex-disk", [:])
         XCTAssertEqual(yandex.deviceCodeURL, "https://oauth.yandex.ru/device/code")
         XCTAssertEqual(yandex.grantType, "device_code")
         XCTAssertEqual(yandex.codeField, "code")
-        let onedrive = try XCTUnwrap(DeviceCodeSignIn.Endpoints.forType("onedrive", settings: ["token_url": "http://t/token"]))
+        let onedrive = try device("onedrive", ["token_url": "http://t/token"])
         XCTAssertEqual(onedrive.scope, "Files.Read offline_access")
         XCTAssertEqual(onedrive.tokenURL, "http://t/token")
         XCTAssertEqual(onedrive.grantType, "urn:ietf:params:oauth:grant-type:device_code")
-        XCTAssertNil(DeviceCodeSignIn.Endpoints.forType("webdav", settings: [:]))
+        let registry = CloudProviderRegistry.standard
+        XCTAssertEqual(registry.plugin(forType: "webdav")?.signIn([:]), .password)
+        guard case .authorizationCode(let google) = registry.plugin(forType: "google-drive")?.signIn(["authorize_url": "http://a/"]) else {
+            return XCTFail("Google Drive signs in with a code")
+        }
+        XCTAssertEqual(google.authorizeURL, "http://a/")
+        XCTAssertTrue(google.usesLoopback)
+        XCTAssertEqual(registry.plugin(forType: "dropbox")?.signIn([:]).tokenURL, "https://api.dropboxapi.com/oauth2/token")
+        XCTAssertEqual(registry.plugin(forType: "yandex-disk")?.tokenScheme, "OAuth")
+        XCTAssertEqual(registry.plugin(forType: "webdav")?.configuredUser(["user": "ann"]), "ann")
     }
 
     func testSecretFilesAreTheOwnersOnlyAndReplacedWhole() throws {

@@ -3,9 +3,10 @@ import NimbusSupport
 import Synchronization
 
 /// How one cloud account is doing, as `nimbus accounts` (the `listaccounts` command) shows it.
-/// The API layers report what they see (a refused refresh, a 429, a listing that could not
-/// connect) and the report picks the most useful one: what the user must act on first.
-/// Who signed in and when the account was last listed survive a restart in a small file.
+/// The API layers report what they see (a 429, a listing that could not connect), the
+/// account's tokens what they know (no token, a refused or failing refresh), and the report
+/// picks the most useful one: what the user must act on first. Who signed in and when the
+/// account was last listed survive a restart in a small file.
 public final class AccountHealth: Sendable {
     public enum State: String, Sendable {
         case ok
@@ -28,8 +29,6 @@ public final class AccountHealth: Sendable {
     }
 
     private struct Record: Sendable {
-        var signIn: String?
-        var refresh: (since: Int64, reason: String)?
         var unreachable: (since: Int64, reason: String)?
         var limitedUntil: Int64?
         var notMounted: String?
@@ -45,15 +44,15 @@ public final class AccountHealth: Sendable {
 
     private let record: Mutex<Record>
     private let path: String?
-    /// Asks the provider who is signed in (set once the provider exists; nil for WebDAV,
-    /// whose user is the configured one).
-    private let identify = Mutex<(@Sendable () -> String?)?>(nil)
-    /// Looks at the credentials again (a `stat` of the token file), so a sign-out is seen
-    /// even while only signed download links, which need no token, are in use.
-    private let probe = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The account's OAuth tokens (nil: none, as for WebDAV).
+    private let credentials: OAuthTokens?
+    /// Asks the provider who is signed in (nil when the settings say, as for WebDAV).
+    private let identify: (@Sendable () -> String?)?
 
-    public init(path: String?, user: String? = nil) {
+    init(path: String?, user: String? = nil, credentials: OAuthTokens? = nil, identify: (@Sendable () -> String?)? = nil) {
         self.path = path
+        self.credentials = credentials
+        self.identify = identify
         var initial = Record()
         if let path, let bytes = (try? AtomicFile.read(path)) ?? nil, let saved = try? JSONDecoder().decode(Saved.self, from: Data(bytes)) {
             initial.user = saved.user
@@ -65,15 +64,16 @@ public final class AccountHealth: Sendable {
 
     public var report: Report {
         let now = Int64(Date().timeIntervalSince1970)
+        let trouble = credentials?.trouble
         return record.withLock { record in
             var report = Report(state: .ok, user: record.user, lastUpdate: record.lastUpdate)
-            if let reason = record.signIn {
+            if let reason = trouble?.signInNeeded {
                 report.state = .signInNeeded
                 report.reason = reason
             } else if let reason = record.notMounted {
                 report.state = .notMounted
                 report.reason = reason
-            } else if let refresh = record.refresh {
+            } else if let refresh = trouble?.refreshFailure {
                 (report.state, report.since, report.reason) = (.refreshFailed, refresh.since, refresh.reason)
             } else if let until = record.limitedUntil, until > now {
                 // A listing refused with 429 also failed: the limit is the better explanation.
@@ -87,20 +87,7 @@ public final class AccountHealth: Sendable {
 
     // MARK: what the API layers see
 
-    func noteSignInNeeded(_ reason: String) { record.withLock { $0.signIn = reason } }
-    /// A new token file was read: whatever the old one caused is over.
-    func noteSignedIn() {
-        record.withLock {
-            $0.signIn = nil
-            $0.refresh = nil
-        }
-    }
     public func noteNotMounted(_ reason: String?) { record.withLock { $0.notMounted = reason } }
-    func noteRefreshFailed(_ reason: String) {
-        let now = Int64(Date().timeIntervalSince1970)
-        record.withLock { $0.refresh = ($0.refresh?.since ?? now, reason) }
-    }
-    func noteRefreshed() { record.withLock { $0.refresh = nil } }
     func noteRateLimited(seconds: Int) {
         let until = Int64(Date().timeIntervalSince1970) + Int64(max(seconds, 1))
         record.withLock { $0.limitedUntil = max($0.limitedUntil ?? 0, until) }
@@ -130,18 +117,17 @@ public final class AccountHealth: Sendable {
         if needsUser { identifyInBackground() }
     }
 
-    func setIdentify(_ ask: @escaping @Sendable () -> String?) { identify.withLock { $0 = ask } }
-    func setProbe(_ look: @escaping @Sendable () -> Void) { probe.withLock { $0 = look } }
-
-    /// The report after looking at the credentials again (cheap: one `stat`).
+    /// The report after looking at the credentials again (cheap: one `stat` of the token
+    /// file), so a sign-out is seen even while only signed download links, which need no
+    /// token, are in use.
     public func checkedReport() -> Report {
-        probe.withLock { $0 }?()
+        credentials?.reloadIfChanged()
         return report
     }
 
     /// Who signed in, asked once on a worker thread (never on the core loop): one request.
     public func identifyInBackground() {
-        guard let ask = identify.withLock({ $0 }) else { return }
+        guard let ask = identify else { return }
         let start = record.withLock { record -> Bool in
             guard record.user == nil, !record.identifying else { return false }
             record.identifying = true

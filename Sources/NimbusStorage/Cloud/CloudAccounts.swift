@@ -30,6 +30,9 @@ public final class CloudAccounts: Sendable {
     /// One per configured account, from the start: an account that cannot be mounted has a
     /// state to show too.
     private let healths: [String: AccountHealth]
+    /// The OAuth tokens of the accounts that have them, from the start too (a sign-in
+    /// writes the token file later).
+    private let credentials: [String: OAuthTokens]
 
     public init(
         accounts: [Account], cache: RangeCache, stateDirectory: String, logger: Logger,
@@ -41,11 +44,26 @@ public final class CloudAccounts: Sendable {
         self.stateDirectory = stateDirectory
         self.logger = logger
         var healths: [String: AccountHealth] = [:]
+        var credentials: [String: OAuthTokens] = [:]
         for account in self.accounts.values {
+            let plugin = providers.plugin(forType: account.type), settings = account.settings
+            var tokens: OAuthTokens?
+            if let plugin, let tokenURL = plugin.signIn(settings).tokenURL, let file = settings["token_file"] {
+                tokens = OAuthTokens(
+                    account: account.name, file: file, tokenURL: tokenURL, scheme: plugin.tokenScheme, clientID: settings["client_id"],
+                    pool: pool)
+            }
+            var identify: (@Sendable () -> String?)?
+            if let tokens, let query = plugin?.identity(settings) {
+                identify = { (try? tokens.accessToken()).flatMap(query.name(access:)) }
+            }
             healths[account.name] = AccountHealth(
-                path: stateDirectory + "/" + account.name + ".health", user: account.type == "webdav" ? account.settings["user"] : nil)
+                path: stateDirectory + "/" + account.name + ".health", user: plugin?.configuredUser(settings), credentials: tokens,
+                identify: identify)
+            credentials[account.name] = tokens
         }
         self.healths = healths
+        self.credentials = credentials
         try? FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
     }
 
@@ -107,7 +125,7 @@ public final class CloudAccounts: Sendable {
         guard let plugin = providers.plugin(forType: account.type) else {
             throw StorageError(.io, "\(account.name): cloud type \"\(account.type)\" is not supported")
         }
-        return try plugin.make(ProviderContext(account: account, pool: pool, health: health))
+        return try plugin.make(ProviderContext(account: account, pool: pool, health: health, tokens: credentials[account.name]))
     }
 }
 

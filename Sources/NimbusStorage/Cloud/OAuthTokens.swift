@@ -7,8 +7,13 @@ import Synchronization
 /// `refresh_token`, `client_id`, `client_secret`, `expires_at`): refreshed shortly before they
 /// expire and after a 401, once for all threads at a time, and written back atomically (a
 /// rotated refresh token must never be lost). Tokens never reach a log line.
+///
+/// One per account for the life of the daemon, from before the first sign-in: a token file
+/// written later (a sign-in) is taken up, one removed signs the account out. What went wrong
+/// (no token, a refresh refused or failing) is kept here and read by `AccountHealth`.
 final class OAuthTokens: Sendable {
     private struct State: Sendable {
+        /// Empty before a sign-in wrote the file.
         var access: String
         var refresh: String?
         var clientID: String?
@@ -19,6 +24,10 @@ final class OAuthTokens: Sendable {
         /// The provider refused the refresh token: no request is sent until a new sign-in
         /// replaces the file (it would be refused again, every time).
         var refused = false
+        /// Why a sign-in is needed (no token, the file removed, the refresh token refused).
+        var signInNeeded: String?
+        /// Refreshing has failed since (seconds since 1970), and why.
+        var refreshFailure: (since: Int64, reason: String)?
     }
 
     let account: String
@@ -26,32 +35,32 @@ final class OAuthTokens: Sendable {
     private let tokenURL: String
     private let scheme: String
     private let pool: HTTPSessionPool
-    let health: AccountHealth
     private let state: Mutex<State>
     /// Held while refreshing, so concurrent 401s cause one refresh.
     private let refreshing = Mutex<Void>(())
+    private let configuredClientID: String?
 
-    init(
-        account: String, file: String?, tokenURL: String, scheme: String, clientID: String?, pool: HTTPSessionPool,
-        health: AccountHealth
-    ) throws(StorageError) {
+    init(account: String, file: String, tokenURL: String, scheme: String, clientID: String?, pool: HTTPSessionPool) {
         self.account = account
-        self.health = health
+        self.file = file
         self.tokenURL = tokenURL
         self.scheme = scheme
         self.pool = pool
-        guard let file else { throw StorageError(.io, "\(account): no token_file") }
-        self.file = file
-        guard let read = Self.read(file, clientID: clientID) else {
-            health.noteSignInNeeded("no token in \(file)")
-            throw StorageError(.io, "\(account): sign-in needed — run: nimbus authorize \(account)")
-        }
-        state = Mutex(read)
         configuredClientID = clientID
-        health.noteSignedIn()
+        state = Mutex(Self.read(file, clientID: clientID) ?? Self.missing("no token in \(file)"))
     }
 
-    private let configuredClientID: String?
+    private static func missing(_ reason: String) -> State {
+        State(access: "", refused: true, signInNeeded: reason)
+    }
+
+    /// A sign-in wrote a token the provider has not refused since.
+    var hasToken: Bool { state.withLock { !$0.access.isEmpty } }
+
+    /// What `AccountHealth` reports of the credentials.
+    var trouble: (signInNeeded: String?, refreshFailure: (since: Int64, reason: String)?) {
+        state.withLock { ($0.signInNeeded, $0.refreshFailure) }
+    }
 
     /// The token file as `nimbus authorize` (or an earlier refresh) wrote it.
     private static func read(_ file: String, clientID: String?) -> State? {
@@ -91,17 +100,12 @@ final class OAuthTokens: Sendable {
         guard modified != state.withLock({ $0.modified }) else { return }
         guard let fresh = Self.read(file, clientID: configuredClientID) else {
             // Removed: the user signed out. Nothing is sent until a new sign-in writes it.
-            if modified == 0 {
-                state.withLock {
-                    $0.refused = true
-                    $0.modified = 0
-                }
-                health.noteSignInNeeded("the token file \(file) was removed")
+            if modified == 0, hasToken {
+                state.withLock { $0 = Self.missing("the token file \(file) was removed") }
             }
             return
         }
         state.withLock { $0 = fresh }
-        health.noteSignedIn()
     }
 
     /// The Authorization header, refreshing first when the token is about to expire.
@@ -134,30 +138,40 @@ final class OAuthTokens: Sendable {
             do throws(HTTPError) {
                 (response, body) = try pool.withSession { session throws(HTTPError) in try session.data(request, limit: 1 << 20) }
             } catch {
-                health.noteRefreshFailed(error.message)
+                noteRefreshFailed(error.message)
                 throw RemoteError(.transient, "\(account): token refresh: \(error.message)")
             }
             guard response.status == 200, let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
                 let access = json["access_token"] as? String
             else {
                 if response.status == 400 || response.status == 401 {
-                    state.withLock { $0.refused = true }
-                    health.noteSignInNeeded("the provider refused the refresh token (HTTP \(response.status))")
+                    state.withLock {
+                        $0.refused = true
+                        $0.signInNeeded = "the provider refused the refresh token (HTTP \(response.status))"
+                    }
                     throw signInNeeded
                 }
-                health.noteRefreshFailed("HTTP \(response.status)")
+                noteRefreshFailed("HTTP \(response.status)")
                 throw RemoteError(.transient, "\(account): token refresh failed (HTTP \(response.status))")
             }
             let updated = state.withLock { state -> State in
                 state.access = access
                 if let rotated = json["refresh_token"] as? String { state.refresh = rotated }
                 if let lifetime = json["expires_in"] as? Double { state.expiresAt = Date().timeIntervalSince1970 + lifetime }
+                state.refreshFailure = nil
                 return state
             }
             save(updated)
-            health.noteRefreshed()
         }
     }
+
+    private func noteRefreshFailed(_ reason: String) {
+        let now = Int64(Date().timeIntervalSince1970)
+        state.withLock { $0.refreshFailure = ($0.refreshFailure?.since ?? now, reason) }
+    }
+
+    /// The access token alone (who-am-I requests), refreshed first when about to expire.
+    func accessToken() throws(RemoteError) -> String { String(try header().value.dropFirst(scheme.count + 1)) }
 
     var currentAccess: String { state.withLock { $0.access } }
 
@@ -184,6 +198,7 @@ struct JSONAPI: Sendable {
     let account: String
     let tokens: OAuthTokens
     let pool: HTTPSessionPool
+    let health: AccountHealth
 
     func call(_ build: @Sendable () -> HTTPRequest) throws(RemoteError) -> (HTTPResponse, Any?) {
         var refreshed = false
@@ -207,7 +222,7 @@ struct JSONAPI: Sendable {
                 continue
             }
             if response.status == 429 || response.status >= 500 {
-                if response.status == 429 { tokens.health.noteRateLimited(seconds: response.retryAfter ?? 60) }
+                if response.status == 429 { health.noteRateLimited(seconds: response.retryAfter ?? 60) }
                 attempts += 1
                 let error = HTTPHelpers.error(for: response, account)
                 // The provider says when to come back: a few seconds are waited here (a
@@ -217,7 +232,7 @@ struct JSONAPI: Sendable {
                 usleep(useconds_t(wait) * 1_000_000)
                 continue
             }
-            tokens.health.noteAnswered()
+            health.noteAnswered()
             return (response, try? JSONSerialization.jsonObject(with: Data(body)))
         }
     }

@@ -11,8 +11,8 @@ public final class DropboxProvider: CloudProvider {
     let root: String
     let pool: HTTPSessionPool
 
-    init(account: String, root: String, base: String, content: String, tokens: OAuthTokens, pool: HTTPSessionPool) {
-        self.api = JSONAPI(account: account, tokens: tokens, pool: pool)
+    init(api: JSONAPI, root: String, base: String, content: String, pool: HTTPSessionPool) {
+        self.api = api
         self.base = base
         self.content = content
         self.root = root == "/" ? "" : root
@@ -69,15 +69,35 @@ public final class DropboxProvider: CloudProvider {
     }
 }
 
-/// `type "dropbox"`: API v2 with short-lived bearer tokens refreshed from the token file.
+/// `type "dropbox"`: API v2 with short-lived bearer tokens refreshed from the token file,
+/// signed in with PKCE and no redirect (Dropbox shows the code, the person pastes it back;
+/// https://developers.dropbox.com/oauth-guide, "PKCE").
 struct DropboxProviderPlugin: CloudProviderPlugin {
     let type = "dropbox"
+    static let api = "https://api.dropboxapi.com"
+
+    func signIn(_ settings: [String: String]) -> SignInMethod {
+        .authorizationCode(
+            CodeSignIn.Endpoints(
+                authorizeURL: "https://www.dropbox.com/oauth2/authorize", tokenURL: Self.api + "/oauth2/token", scope: nil,
+                extra: ["token_access_type": "offline"], usesLoopback: false
+            ).overridden(by: settings))
+    }
+
+    /// `POST /2/users/get_current_account` answers `name.display_name` and `email`
+    /// (https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account).
+    func identity(_ settings: [String: String]) -> IdentityQuery? {
+        let base = settings["api_url"] ?? Self.api
+        return IdentityQuery(request: { access in
+            HTTPRequest(
+                method: "POST", url: base + "/2/users/get_current_account",
+                headers: [("Authorization", "Bearer " + access), ("Content-Type", "application/json")], body: Array("null".utf8))
+        }) { answer in (answer.object("name")?.string("display_name"), answer.string("email")) }
+    }
 
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
         DropboxProvider(
-            account: context.account.name, root: context.account.root,
-            base: context.setting("api_url", default: "https://api.dropboxapi.com"),
-            content: context.setting("content_url", default: "https://content.dropboxapi.com"),
-            tokens: try context.tokens(defaultURL: "https://api.dropboxapi.com/oauth2/token"), pool: context.pool)
+            api: try context.api(), root: context.account.root, base: context.setting("api_url", default: Self.api),
+            content: context.setting("content_url", default: "https://content.dropboxapi.com"), pool: context.pool)
     }
 }

@@ -12,8 +12,8 @@ public final class GoogleDriveProvider: CloudProvider {
     let pool: HTTPSessionPool
     private let folders = Mutex<[String: String]>(["": "root"])
 
-    init(account: String, root: String, base: String, tokens: OAuthTokens, pool: HTTPSessionPool) {
-        self.api = JSONAPI(account: account, tokens: tokens, pool: pool)
+    init(api: JSONAPI, root: String, base: String, pool: HTTPSessionPool) {
+        self.api = api
         self.base = base
         self.root = root == "/" ? "" : String(root.drop { $0 == "/" })
         self.pool = pool
@@ -97,14 +97,31 @@ public final class GoogleDriveProvider: CloudProvider {
     }
 }
 
-/// `type "google-drive"`: Drive API v3 with bearer tokens refreshed at Google's token endpoint.
+/// `type "google-drive"`: Drive v3, signed in with PKCE and a loopback redirect (the
+/// browser is sent back to the box; https://developers.google.com/identity/protocols/oauth2/native-app).
 struct GoogleDriveProviderPlugin: CloudProviderPlugin {
     let type = "google-drive"
+    static let api = "https://www.googleapis.com"
+
+    func signIn(_ settings: [String: String]) -> SignInMethod {
+        .authorizationCode(
+            CodeSignIn.Endpoints(
+                authorizeURL: "https://accounts.google.com/o/oauth2/v2/auth", tokenURL: "https://oauth2.googleapis.com/token",
+                scope: "https://www.googleapis.com/auth/drive.readonly", extra: ["access_type": "offline", "prompt": "consent"],
+                usesLoopback: true
+            ).overridden(by: settings))
+    }
+
+    /// `GET /drive/v3/about?fields=user` answers `user.displayName` and `user.emailAddress`
+    /// (https://developers.google.com/drive/api/reference/rest/v3/about).
+    func identity(_ settings: [String: String]) -> IdentityQuery? {
+        let base = settings["api_url"] ?? Self.api
+        return IdentityQuery(request: { HTTPRequest(url: base + "/drive/v3/about?fields=user", headers: [("Authorization", "Bearer " + $0)]) }) {
+            answer in (answer.object("user")?.string("displayName"), answer.object("user")?.string("emailAddress"))
+        }
+    }
 
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
-        GoogleDriveProvider(
-            account: context.account.name, root: context.account.root,
-            base: context.setting("api_url", default: "https://www.googleapis.com"),
-            tokens: try context.tokens(defaultURL: "https://oauth2.googleapis.com/token"), pool: context.pool)
+        GoogleDriveProvider(api: try context.api(), root: context.account.root, base: context.setting("api_url", default: Self.api), pool: context.pool)
     }
 }

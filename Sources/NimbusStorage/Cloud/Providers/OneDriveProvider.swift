@@ -13,8 +13,8 @@ public final class OneDriveProvider: CloudProvider {
     let pool: HTTPSessionPool
     private let links = LinkCache(lifetime: 100)
 
-    init(account: String, root: String, base: String, tokens: OAuthTokens, pool: HTTPSessionPool) {
-        self.api = JSONAPI(account: account, tokens: tokens, pool: pool)
+    init(api: JSONAPI, root: String, base: String, pool: HTTPSessionPool) {
+        self.api = api
         self.base = base
         self.root = root == "/" ? "" : String(root.drop { $0 == "/" })
         self.pool = pool
@@ -82,15 +82,32 @@ public final class OneDriveProvider: CloudProvider {
     }
 }
 
-/// `type "onedrive"`: Microsoft Graph with rotating refresh tokens.
+/// `type "onedrive"`: Microsoft Graph, signed in with a device code
+/// (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-device-code).
 struct OneDriveProviderPlugin: CloudProviderPlugin {
     let type = "onedrive"
+    static let api = "https://graph.microsoft.com/v1.0"
+    static let login = "https://login.microsoftonline.com/common/oauth2/v2.0"
+
+    func signIn(_ settings: [String: String]) -> SignInMethod {
+        .deviceCode(
+            DeviceCodeSignIn.Endpoints(
+                deviceCodeURL: Self.login + "/devicecode", tokenURL: Self.login + "/token", scope: "Files.Read offline_access",
+                grantType: "urn:ietf:params:oauth:grant-type:device_code", codeField: "device_code", sendsSecret: false
+            ).overridden(by: settings))
+    }
+
+    /// `GET /me/drive` names the `owner.user`: `displayName` and `email`
+    /// (https://learn.microsoft.com/graph/api/drive-get).
+    func identity(_ settings: [String: String]) -> IdentityQuery? {
+        let base = settings["api_url"] ?? Self.api
+        return IdentityQuery(request: { HTTPRequest(url: base + "/me/drive", headers: [("Authorization", "Bearer " + $0)]) }) { answer in
+            let user = answer.object("owner")?.object("user")
+            return (user?.string("displayName"), user?.string("email"))
+        }
+    }
 
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
-        OneDriveProvider(
-            account: context.account.name, root: context.account.root,
-            base: context.setting("api_url", default: "https://graph.microsoft.com/v1.0"),
-            tokens: try context.tokens(defaultURL: "https://login.microsoftonline.com/common/oauth2/v2.0/token"),
-            pool: context.pool)
+        OneDriveProvider(api: try context.api(), root: context.account.root, base: context.setting("api_url", default: Self.api), pool: context.pool)
     }
 }

@@ -140,6 +140,14 @@ extension String {
 struct WebDAVProviderPlugin: CloudProviderPlugin {
     let type = "webdav"
 
+    /// A share with a `user` takes a password (saved in `password_file`); one without needs none.
+    func signIn(_ settings: [String: String]) -> SignInMethod { .password }
+    func configuredUser(_ settings: [String: String]) -> String? { settings["user"] }
+    let requiredSettings = ["url"]
+    func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)? {
+        settings["user"] != nil ? ("password_file", "password") : nil
+    }
+
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
         let account = context.account
         guard let url = account.settings["url"] else { throw StorageError(.io, "\(account.name): no url") }

@@ -12,8 +12,8 @@ public final class YandexDiskProvider: CloudProvider {
     let pool: HTTPSessionPool
     private let links = LinkCache(lifetime: 240)
 
-    init(account: String, root: String, base: String, tokens: OAuthTokens, pool: HTTPSessionPool) {
-        self.api = JSONAPI(account: account, tokens: tokens, pool: pool)
+    init(api: JSONAPI, root: String, base: String, pool: HTTPSessionPool) {
+        self.api = api
         self.base = base
         self.root = root == "/" ? "" : root
         self.pool = pool
@@ -73,14 +73,33 @@ public final class YandexDiskProvider: CloudProvider {
     }
 }
 
-/// `type "yandex-disk"`: the REST API with an OAuth token (`Authorization: OAuth`).
+/// `type "yandex-disk"`: the REST API with an OAuth token (`Authorization: OAuth`), signed in
+/// with a device code (https://yandex.com/dev/id/doc/en/codes/screen-code-oauth).
 struct YandexDiskProviderPlugin: CloudProviderPlugin {
     let type = "yandex-disk"
+    let tokenScheme = "OAuth"
+    static let api = "https://cloud-api.yandex.net"
+
+    func signIn(_ settings: [String: String]) -> SignInMethod {
+        .deviceCode(
+            DeviceCodeSignIn.Endpoints(
+                deviceCodeURL: "https://oauth.yandex.ru/device/code", tokenURL: "https://oauth.yandex.ru/token", scope: nil,
+                grantType: "device_code", codeField: "code", sendsSecret: true
+            ).overridden(by: settings))
+    }
+
+    /// `GET /v1/disk` names the `user`: `display_name` and `login`, a Yandex address without
+    /// its domain (https://yandex.com/dev/disk-api/doc/en/reference/capacity).
+    func identity(_ settings: [String: String]) -> IdentityQuery? {
+        let base = settings["api_url"] ?? Self.api
+        return IdentityQuery(request: { HTTPRequest(url: base + "/v1/disk", headers: [("Authorization", "OAuth " + $0)]) }) { answer in
+            let user = answer.object("user"), login = user?.string("login")
+            return (user?.string("display_name") ?? login, login.map { $0.contains("@") ? $0 : $0 + "@yandex.ru" })
+        }
+    }
 
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
         YandexDiskProvider(
-            account: context.account.name, root: context.account.root,
-            base: context.setting("api_url", default: "https://cloud-api.yandex.net"),
-            tokens: try context.tokens(defaultURL: "https://oauth.yandex.ru/token", scheme: "OAuth"), pool: context.pool)
+            api: try context.api(), root: context.account.root, base: context.setting("api_url", default: Self.api), pool: context.pool)
     }
 }

@@ -1,18 +1,13 @@
 import Foundation
 import NimbusInput
 
-/// OAuth 2.0 authorization code with PKCE for installed apps, as Dropbox and Google run it.
-///
-/// Dropbox: the user opens `https://www.dropbox.com/oauth2/authorize?client_id=…&response_type=code
-/// &code_challenge=…&code_challenge_method=S256&token_access_type=offline` (no redirect URI:
-/// Dropbox shows the code, the user pastes it back) and the code is exchanged at
-/// `https://api.dropboxapi.com/oauth2/token` with `code_verifier`
-/// (https://developers.dropbox.com/oauth-guide, "PKCE").
-/// Google: `https://accounts.google.com/o/oauth2/v2/auth` with `redirect_uri` a loopback
-/// address `http://127.0.0.1:PORT/`, `scope=https://www.googleapis.com/auth/drive.readonly`,
-/// `access_type=offline`, the PKCE challenge and `state`; the browser is sent to the loopback
-/// address with `code` and `state`, which go to `https://oauth2.googleapis.com/token` with the
-/// client secret and the verifier (https://developers.google.com/identity/protocols/oauth2/native-app).
+/// OAuth 2.0 authorization code with PKCE for installed apps (RFC 7636, RFC 8252). The person
+/// opens the authorization address with `client_id`, `response_type=code`, the S256
+/// challenge and `state`; the provider either shows a code to paste back (no redirect URI,
+/// as Dropbox does) or sends the browser to a loopback address `http://127.0.0.1:PORT/` with
+/// `code` and `state` (Google). The code goes to the token endpoint with the verifier (and
+/// the client secret when the app has one). Which provider does which, and its endpoints,
+/// is the provider plugin's declaration (Providers/).
 public struct CodeSignIn: Sendable {
     public struct Endpoints: Sendable, Equatable {
         public var authorizeURL: String
@@ -22,21 +17,9 @@ public struct CodeSignIn: Sendable {
         /// Google sends the browser back to the box; Dropbox shows the code instead.
         public var usesLoopback: Bool
 
-        public static func forType(_ type: String, settings: [String: String]) -> Endpoints? {
-            var endpoints: Endpoints
-            switch type {
-            case "dropbox":
-                endpoints = Endpoints(
-                    authorizeURL: "https://www.dropbox.com/oauth2/authorize", tokenURL: "https://api.dropboxapi.com/oauth2/token",
-                    scope: nil, extra: ["token_access_type": "offline"], usesLoopback: false)
-            case "google-drive":
-                endpoints = Endpoints(
-                    authorizeURL: "https://accounts.google.com/o/oauth2/v2/auth", tokenURL: "https://oauth2.googleapis.com/token",
-                    scope: "https://www.googleapis.com/auth/drive.readonly", extra: ["access_type": "offline", "prompt": "consent"],
-                    usesLoopback: true)
-            default:
-                return nil
-            }
+        /// The endpoints with the block's overrides (`authorize_url`, `token_url`).
+        func overridden(by settings: [String: String]) -> Endpoints {
+            var endpoints = self
             if let url = settings["authorize_url"] { endpoints.authorizeURL = url }
             if let url = settings["token_url"] { endpoints.tokenURL = url }
             return endpoints

@@ -1,20 +1,17 @@
 import Foundation
 import NimbusInput
 
-/// OAuth 2.0 device authorization (RFC 8628) as Yandex and Microsoft run it: the box asks for
-/// a device code, the user types the short user code on a page of the provider's on any other
-/// device, and the box polls the token endpoint until the user has answered.
+/// OAuth 2.0 device authorization (RFC 8628): the box asks for a device code, the person types
+/// the short user code on the provider's page on any other device, and the box polls the
+/// token endpoint until the person has answered.
 ///
-/// Yandex: `POST https://oauth.yandex.ru/device/code` (`client_id`) answers `device_code`,
-/// `user_code`, `verification_url`, `interval`, `expires_in` (10 minutes); the token is asked
-/// for with `grant_type=device_code`, `code`, `client_id`, `client_secret`
-/// (https://yandex.com/dev/id/doc/en/codes/screen-code-oauth).
-/// Microsoft: `POST https://login.microsoftonline.com/common/oauth2/v2.0/devicecode`
-/// (`client_id`, `scope`) answers the same with `verification_uri`; the token is asked for with
-/// `grant_type=urn:ietf:params:oauth:grant-type:device_code`, `device_code`, `client_id`; the
-/// poll answers `authorization_pending`, `authorization_declined`, `bad_verification_code` or
-/// `expired_token` (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-device-code).
-/// `slow_down` adds five seconds to the interval (RFC 8628 §3.5).
+/// The device code request (`client_id`, `scope`) answers `device_code`, `user_code`,
+/// `verification_url` (Yandex) or `verification_uri` (Microsoft), `interval` and
+/// `expires_in`; the poll sends the grant type and the code in the field the provider names
+/// (`code` at Yandex, with the client secret; `device_code` at Microsoft) and answers
+/// `authorization_pending`, `slow_down` (five more seconds, RFC 8628 §3.5),
+/// `authorization_declined`/`access_denied` or `expired_token`. The endpoints and field names
+/// are the provider plugin's declaration (Providers/).
 public struct DeviceCodeSignIn: Sendable {
     public struct Endpoints: Sendable, Equatable {
         public var deviceCodeURL: String
@@ -26,23 +23,10 @@ public struct DeviceCodeSignIn: Sendable {
         /// Whether the token request carries the client secret (Yandex's apps have one).
         public var sendsSecret: Bool
 
-        /// The provider's documented endpoints, each overridable in the `cloud { }` block
-        /// (`device_code_url`, `token_url`) so tests point them at the emulators.
-        public static func forType(_ type: String, settings: [String: String]) -> Endpoints? {
-            var endpoints: Endpoints
-            switch type {
-            case "yandex-disk":
-                endpoints = Endpoints(
-                    deviceCodeURL: "https://oauth.yandex.ru/device/code", tokenURL: "https://oauth.yandex.ru/token", scope: nil,
-                    grantType: "device_code", codeField: "code", sendsSecret: true)
-            case "onedrive":
-                endpoints = Endpoints(
-                    deviceCodeURL: "https://login.microsoftonline.com/common/oauth2/v2.0/devicecode",
-                    tokenURL: "https://login.microsoftonline.com/common/oauth2/v2.0/token", scope: "Files.Read offline_access",
-                    grantType: "urn:ietf:params:oauth:grant-type:device_code", codeField: "device_code", sendsSecret: false)
-            default:
-                return nil
-            }
+        /// The endpoints with the block's overrides (`device_code_url`, `token_url`), so
+        /// tests point them at the emulators.
+        func overridden(by settings: [String: String]) -> Endpoints {
+            var endpoints = self
             if let url = settings["device_code_url"] { endpoints.deviceCodeURL = url }
             if let url = settings["token_url"] { endpoints.tokenURL = url }
             return endpoints
