@@ -149,7 +149,7 @@ let package = Package(
             dependencies: ["NimbusStorage", "NimbusConfig", "NimbusInput", "NimbusDecoder", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
-            name: "NimbusOfflineTests", dependencies: ["NimbusOffline", "NimbusStorage", "NimbusSupport", "NimbusHarness"],
+            name: "NimbusOfflineTests", dependencies: ["NimbusOffline", "NimbusStorage", "NimbusInput", "NimbusSupport", "NimbusHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "NimbusServerTests",

@@ -31,6 +31,8 @@ public final class Daemon {
     let mounts: Mounts
     let offline: OfflineDownloads
     private var watcher: LibraryWatcher?
+    /// Token files written or removed behind the daemon's back (a sign-in, a sign-out).
+    private var credentialWatch: FileWatch?
     /// Set while the first scan of a new database runs: the queue is restored after it, so
     /// its songs can be found.
     private var pendingRestore = false
@@ -85,9 +87,11 @@ public final class Daemon {
             storage: mounted, budget: configuration.cacheSize, cacheDirectory: configuration.cacheDirectory + "/ranges",
             path: Self.parent(configuration.stateFile) + "/offline", transfers: configuration.offlineTransfers, configured: configured,
             logger: logger.domain("offline")
-        ) {
-            Task { @CoreActor in idle.emit(.offline) }
+        ) { @CoreActor in
+            idle.emit(.offline)
         }
+        let offline = offline
+        credentialWatch = cloud.watchCredentials { _ in offline.accountsChanged() }
         let relay = KillRelay()
         var services = ServerServices(partitions: partitions, songs: songs, library: library, mounts: mounts) {
             relay.daemon?.shutdown(reason: "kill command")
@@ -158,6 +162,7 @@ public final class Daemon {
         announcer?.stop()
         server.stop()
         offline.stop()
+        credentialWatch?.stop()
         partitions.shutdown()
         server.context.stickers?.checkpoint()
         onShutdown()

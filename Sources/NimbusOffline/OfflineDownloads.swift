@@ -18,28 +18,35 @@ public final class OfflineDownloads: Sendable {
         /// Song URIs in the order they were pinned: downloads start in that order.
         var order: [String] = []
         var stopped = false
-        /// Something a client would see changed since the last notification.
-        var changed = false
+        /// How to stop the songs being downloaded now.
+        var running: [String: ReadInterrupt] = [:]
     }
 
     let state = Mutex(State())
     /// Wakes the workers when there is new work (or they must stop).
     let wakeup = NSCondition()
+    /// Counts `wake` calls (with `wakeup` locked), so a worker that found no work just
+    /// before a wake does not go to sleep through it.
+    nonisolated(unsafe) var wakeups = 0
     let storage: any Storage
     let budget: Int64
     let cacheDirectory: String
     let logger: Logger
     private let file: PinFile
-    let notify: @Sendable () -> Void
+    private let notify: @Sendable () async -> Void
     private let transfers: Int
     /// The threads start with the first song to download: a daemon without pins runs none.
     private let started = Mutex(false)
+    /// A notice is on its way to clients; changes until it is delivered ride along.
+    private let noticePending = Atomic(false)
+    /// When progress alone last caused a notice (progress notices come at most twice a second).
+    private let lastProgressNotice = Atomic<UInt64>(0)
 
-    /// `configured`: the config's `pin` lines. `notify` is called (on any thread, at most
-    /// twice a second) when states or progress changed.
+    /// `configured`: the config's `pin` lines. `notify` tells clients that states or progress
+    /// changed (the `offline` idle event); it is called once per batch of changes.
     public init(
         storage: any Storage, budget: Int64, cacheDirectory: String, path: String, transfers: Int, configured: [Pin],
-        logger: Logger, notify: @escaping @Sendable () -> Void
+        logger: Logger, notify: @escaping @Sendable () async -> Void
     ) {
         self.storage = storage
         self.budget = budget
@@ -63,9 +70,6 @@ public final class OfflineDownloads: Sendable {
             thread.name = "offline-\(index)"
             thread.start()
         }
-        let ticker = Thread { [self] in tick() }
-        ticker.name = "offline-tick"
-        ticker.start()
     }
 
     public var pins: [Pin] { state.withLock { $0.pins } }
@@ -78,47 +82,55 @@ public final class OfflineDownloads: Sendable {
         let added = state.withLock { state -> Bool in
             guard !state.pins.contains(where: { $0.id == pin.id }) else { return false }
             state.pins.append(pin)
-            state.changed = true
             return true
         }
-        if added { save() }
+        if added {
+            save()
+            announce()
+        }
         return added
     }
 
     /// Unpins: its songs no other pin holds stop downloading, and their bytes become ordinary
     /// cache, evicted when the budget needs room.
     public func remove(_ id: Pin.ID) throws(OfflineError) {
-        try state.withLock { state throws(OfflineError) in
+        let stops = try state.withLock { state throws(OfflineError) -> [ReadInterrupt] in
             guard let index = state.pins.firstIndex(where: { $0.id == id }) else { throw Self.noSuchPin(id) }
             guard !state.pins[index].configured else {
                 throw OfflineError(kind: .configured, message: "\"\(id.name)\" is pinned by a pin line of the config file; remove it there")
             }
             state.pins.remove(at: index)
             for uri in state.order { state.songs[uri]?.pins.remove(id) }
-            Self.dropUnpinned(&state)
+            return Self.dropUnpinned(&state)
         }
+        for stop in stops { stop.interrupt() }
         save()
+        announce()
         wake()
     }
 
     /// Pauses or resumes one pin, or every pin (nil).
     public func setPaused(_ paused: Bool, _ id: Pin.ID?) throws(OfflineError) {
-        try state.withLock { state throws(OfflineError) in
+        let stops = try state.withLock { state throws(OfflineError) -> [ReadInterrupt] in
             let indices = try Self.indices(of: id, in: state)
             for index in indices { state.pins[index].paused = paused }
             let ids = Set(indices.map { state.pins[$0].id })
+            var stops: [ReadInterrupt] = []
             for uri in state.order {
                 guard var song = state.songs[uri], !song.pins.isDisjoint(with: ids) else { continue }
-                let held = Self.isPaused(song, state.pins)
-                if held, song.state == .downloading { song.stop = true }
-                if held, [.queued, .waitingForSpace, .failed].contains(song.state) { song.state = .paused }
-                if !held, song.state == .paused { song.state = .queued }
-                song.speed = 0
+                if Self.isHeld(song, state.pins) {
+                    song.hold()
+                    if song.stopRequested, let stop = state.running[uri] { stops.append(stop) }
+                } else {
+                    song.release()
+                }
                 state.songs[uri] = song
             }
-            state.changed = true
+            return stops
         }
+        for stop in stops { stop.interrupt() }
         save()
+        announce()
         wake()
     }
 
@@ -127,26 +139,30 @@ public final class OfflineDownloads: Sendable {
         try state.withLock { state throws(OfflineError) in
             let ids = Set(try Self.indices(of: id, in: state).map { state.pins[$0].id })
             for uri in state.order {
-                guard var song = state.songs[uri], !song.pins.isDisjoint(with: ids), song.state == .failed || song.state == .waitingForSpace
-                else { continue }
-                song.state = .queued
-                song.retryAt = nil
-                song.attempts = 0
-                song.unresolvable = nil
-                if song.file == nil { song.message = nil }
+                guard var song = state.songs[uri], !song.pins.isDisjoint(with: ids) else { continue }
+                song.retryNow()
                 state.songs[uri] = song
             }
-            state.changed = true
         }
+        announce()
         wake()
         resolveInBackground()
     }
 
-    /// The songs each pin holds now (after an update or a playlist edit). Songs new to the
-    /// pins are queued; songs no pin holds any more are let go.
-    public func setSongs(_ songs: [Pin.ID: [String]]) {
+    /// The songs each pin holds now (after an update, a playlist edit, a new pin), as
+    /// `songsOf` finds them (the server's database and playlists; called on the caller's
+    /// thread for each pin). Songs new to the pins are queued; songs no pin holds any more
+    /// are let go. The server calls in; nothing here calls the server.
+    public func resync(_ songsOf: (Pin) -> [String]) {
+        var songs: [Pin.ID: [String]] = [:]
+        for pin in pins { songs[pin.id] = songsOf(pin) }
+        setSongs(songs)
+    }
+
+    /// The songs each pin holds now.
+    func setSongs(_ songs: [Pin.ID: [String]]) {
         if songs.values.contains(where: { !$0.isEmpty }), !state.withLock({ $0.stopped }) { startThreads() }
-        state.withLock { state in
+        let stops = state.withLock { state -> [ReadInterrupt] in
             var wanted: [String: Set<Pin.ID>] = [:]
             var order: [String] = []
             for pin in state.pins {
@@ -156,29 +172,32 @@ public final class OfflineDownloads: Sendable {
                 }
             }
             for uri in state.order where wanted[uri] == nil { state.songs[uri]?.pins = [] }
-            Self.dropUnpinned(&state)
+            let stops = Self.dropUnpinned(&state)
             for uri in order {
                 if state.songs[uri] == nil {
-                    var song = SongDownload(uri: uri, pins: wanted[uri] ?? [])
-                    if Self.isPaused(song, state.pins) { song.state = .paused }
-                    state.songs[uri] = song
+                    let pins = wanted[uri] ?? []
+                    state.songs[uri] = SongDownload(uri: uri, pins: pins, held: Self.isHeld(pins, state.pins))
                     state.order.append(uri)
-                    state.changed = true
                 } else {
                     state.songs[uri]?.pins = wanted[uri] ?? []
                 }
             }
+            return stops
         }
+        for stop in stops { stop.interrupt() }
+        announce()
         resolveInBackground()
         wake()
     }
 
     /// Stops the download threads (the daemon is exiting; what arrived is journaled).
     public func stop() {
-        state.withLock { state in
+        let stops = state.withLock { state -> [ReadInterrupt] in
             state.stopped = true
-            for uri in state.order { state.songs[uri]?.stop = true }
+            for uri in state.order { _ = state.songs[uri]?.requestStop() }
+            return Array(state.running.values)
         }
+        for stop in stops { stop.interrupt() }
         wake()
     }
 
@@ -236,30 +255,60 @@ public final class OfflineDownloads: Sendable {
         return [index]
     }
 
-    /// Paused when every pin holding it is.
-    static func isPaused(_ song: SongDownload, _ pins: [Pin]) -> Bool {
-        !song.pins.isEmpty && pins.filter { song.pins.contains($0.id) }.allSatisfy(\.paused)
+    /// Held (paused) when every pin holding it is.
+    static func isHeld(_ song: SongDownload, _ pins: [Pin]) -> Bool { isHeld(song.pins, pins) }
+
+    static func isHeld(_ held: Set<Pin.ID>, _ pins: [Pin]) -> Bool {
+        !held.isEmpty && pins.filter { held.contains($0.id) }.allSatisfy(\.paused)
     }
 
-    /// Songs no pin holds: a running download is stopped, the bytes unpinned.
-    static func dropUnpinned(_ state: inout State) {
+    /// Songs no pin holds: a running download is asked to stop (returned, to interrupt
+    /// outside the lock), the bytes unpinned.
+    static func dropUnpinned(_ state: inout State) -> [ReadInterrupt] {
+        var stops: [ReadInterrupt] = []
         for uri in state.order {
-            guard let song = state.songs[uri], song.pins.isEmpty else { continue }
+            guard var song = state.songs[uri], song.pins.isEmpty else { continue }
             song.file?.setPinned(false)
-            if song.state == .downloading { state.songs[uri]?.stop = true } else { state.songs[uri] = nil }
-            state.changed = true
+            if song.requestStop() {
+                state.songs[uri] = song
+                if let stop = state.running[uri] { stops.append(stop) }
+            } else {
+                state.songs[uri] = nil
+            }
         }
         state.order.removeAll { state.songs[$0] == nil }
+        return stops
     }
 
     func save() { file.save(pins) }
 
-    func wake() { wakeup.withLock { wakeup.broadcast() } }
+    func wake() {
+        wakeup.withLock {
+            wakeups += 1
+            wakeup.broadcast()
+        }
+    }
+
+    /// Tells clients, once per batch: the first change since the last notice sends one, and
+    /// what changes before it is delivered rides along. Progress alone sends one at most
+    /// twice a second.
+    func announce(progress: Bool = false) {
+        if progress {
+            let now = MonotonicClock.now()
+            guard now &- lastProgressNotice.load(ordering: .relaxed) >= 500_000_000 else { return }
+            lastProgressNotice.store(now, ordering: .relaxed)
+        }
+        guard !noticePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Task { [self] in
+            noticePending.store(false, ordering: .releasing)
+            await notify()
+        }
+    }
 
     /// Describes the songs not described yet, on a worker thread (a listing the database
     /// did not cover may need the network).
     func resolveInBackground() {
-        let pending = state.withLock { state in state.order.filter { state.songs[$0]?.file == nil && state.songs[$0]?.unresolvable == nil } }
+        let pending = state.withLock { state in state.order.filter { state.songs[$0]?.file == nil && state.songs[$0]?.unresolvable == false } }
         guard !pending.isEmpty else { return }
         BlockingWork.shared.submit { [self] in
             for uri in pending {
@@ -268,16 +317,13 @@ public final class OfflineDownloads: Sendable {
                     guard state.songs[uri] != nil, state.songs[uri]?.file == nil else { return }
                     if let file {
                         file.setPinned(true)
-                        state.songs[uri]?.file = file
-                        state.songs[uri]?.done = file.storedBytes
+                        state.songs[uri]?.described(file)
                     } else {
-                        state.songs[uri]?.unresolvable = "not found on its cloud account"
-                        state.songs[uri]?.state = .failed
-                        state.songs[uri]?.message = "not found on its cloud account"
+                        state.songs[uri]?.notFound()
                     }
-                    state.changed = true
                 }
             }
+            announce()
             wake()
         }
     }

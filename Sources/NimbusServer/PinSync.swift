@@ -27,9 +27,7 @@ final class PinSync: IdleListener {
 
     func sync() {
         guard context != nil else { return }
-        var songs: [Pin.ID: [String]] = [:]
-        for pin in offline.pins { songs[pin.id] = self.songs(of: pin) }
-        offline.setSongs(songs)
+        offline.resync { songs(of: $0) }
     }
 
     /// Whether a URI lies in a mounted cloud account (what a pin can keep).

@@ -39,14 +39,14 @@ final class OfflineDownloadsTests: XCTestCase {
         let offline = downloads(directory)
         let id = Pin.ID(playlist: false, name: "disk/A")
         offline.add(Pin(kind: .folder, name: "disk/A", paused: true))
-        offline.setSongs([id: ["disk/A/1.flac", "disk/A/2.flac"]])
+        offline.resync { $0.id == id ? ["disk/A/1.flac", "disk/A/2.flac"] : [] }
         XCTAssertEqual(try offline.songReports(id).map(\.state), [.paused, .paused])
         try offline.setPaused(false, nil)
         // A local storage has nothing to download: the songs fail with a reason, not silently.
         XCTAssertTrue(waitUntil(timeout: 5) { (try? offline.songReports(id))?.allSatisfy { $0.state == .failed } == true })
         XCTAssertEqual(try offline.songReports(id).first?.message, "not found on its cloud account")
         XCTAssertEqual(offline.pinReports().first?.state, .failed)
-        offline.setSongs([id: ["disk/A/2.flac"]])
+        offline.resync { $0.id == id ? ["disk/A/2.flac"] : [] }
         XCTAssertEqual(try offline.songReports(id).map(\.uri), ["disk/A/2.flac"], "a song the folder lost is let go")
         offline.stop()
     }

@@ -223,22 +223,35 @@ public final class CacheEntry: @unchecked Sendable {
     }
 
     /// Fetches every missing byte at the pinning priority and waits for them on the calling
-    /// thread (an offline download's), reporting the bytes on disk as they grow. Returns when
-    /// the file is complete or `shouldStop` says so (its own jobs are then cancelled, the
-    /// bytes so far kept); throws the first error of its fetches.
-    func download(progress: (Int64) -> Void, shouldStop: () -> Bool) throws(InputError) {
+    /// thread (an offline download's), reporting the bytes on disk as they grow: it wakes when
+    /// bytes arrive, a fetch ends, or `stop` is interrupted (pause, unpin, sign-out). Returns
+    /// when the file is complete or stopped (its own jobs are then cancelled, the bytes so far
+    /// kept); throws the first error of its fetches.
+    func download(progress: (Int64) -> Void, stop: ReadInterrupt) throws(InputError) {
         var mine: [FetchJob] = []
+        stop.whileWaiting { [condition] in condition.withLock { condition.broadcast() } }
+        defer { stop.whileWaiting(wake: nil) }
+        condition.lock()
+        waiters += 1
+        var reported: Int64 = -1
         while true {
-            condition.lock()
             let have = available.byteCount
             let complete = available.contains(0..<length)
             let failed = mine.first { $0.finished && $0.error != nil }?.error
-            if complete || failed != nil || shouldStop() {
+            if complete || failed != nil || stop.isPending {
                 for job in mine where !job.finished { job.cancel() }
+                waiters -= 1
                 condition.unlock()
                 progress(have)
                 if let failed, !complete { throw failed }
                 return
+            }
+            if have != reported {
+                reported = have
+                condition.unlock()
+                progress(have)
+                condition.lock()
+                continue
             }
             if mine.allSatisfy(\.finished) {
                 mine = []
@@ -247,9 +260,7 @@ public final class CacheEntry: @unchecked Sendable {
                     mine.append(startJob(gap, purpose: .pinning))
                 }
             }
-            _ = condition.wait(until: Date().addingTimeInterval(0.25))
-            condition.unlock()
-            progress(have)
+            condition.wait()
         }
     }
 

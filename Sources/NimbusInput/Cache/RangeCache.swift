@@ -80,12 +80,12 @@ public final class RangeCache: Sendable {
     /// An offline download: pins the file and fetches what is missing at the pinning priority,
     /// blocking the calling thread (see `CacheEntry.download`).
     public func download(
-        key: CacheKey, length: Int64, source: any RemoteSource, progress: (Int64) -> Void, shouldStop: () -> Bool
+        key: CacheKey, length: Int64, source: any RemoteSource, progress: (Int64) -> Void, stop: ReadInterrupt
     ) throws(InputError) {
         let entry = try entry(key: key, length: length, source: source, lease: true)
         state.withLock { _ = $0.pinned.insert(key.fileName) }
         defer { release(entry) }
-        try entry.download(progress: progress, shouldStop: shouldStop)
+        try entry.download(progress: progress, stop: stop)
     }
 
     /// Drops a file's bytes and its pin (the partial download of an account that signed out).

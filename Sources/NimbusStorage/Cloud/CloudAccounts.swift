@@ -113,6 +113,19 @@ public final class CloudAccounts: Sendable {
         }
     }
 
+    /// Watches the accounts' token files, so a sign-in (a file written) or a sign-out (a
+    /// file removed) is acted on at once: `onChange` gets the account's name (on the watch's
+    /// own thread). Nil without OAuth accounts.
+    public func watchCredentials(_ onChange: @escaping @Sendable (String) -> Void) -> FileWatch? {
+        let files = accounts.values.compactMap { account in credentials[account.name] != nil ? account.settings["token_file"] : nil }
+        guard !files.isEmpty else { return nil }
+        let owners = Dictionary(
+            accounts.values.compactMap { account in account.settings["token_file"].map { ($0, account.name) } }, uniquingKeysWith: { a, _ in a })
+        return FileWatch(files: files, name: "credentials") { path in
+            if let account = owners[path] { onChange(account) }
+        }
+    }
+
     /// A WebDAV share mounted by URL (`mount music https://host/dav/`), without credentials.
     public func webDAV(url: String, name: String) -> CloudStorage {
         let provider = WebDAVProvider(account: name, baseURL: url, credentials: nil, pool: pool)

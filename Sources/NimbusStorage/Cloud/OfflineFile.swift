@@ -14,8 +14,8 @@ public struct OfflineFile: Sendable {
     public var storedBytes: Int64 { cache.storedBytes(key: key) }
 
     /// Fetches what is missing, blocking the calling download thread (see `RangeCache.download`).
-    public func download(progress: (Int64) -> Void, shouldStop: () -> Bool) throws(InputError) {
-        try cache.download(key: key, length: size, source: source, progress: progress, shouldStop: shouldStop)
+    public func download(progress: (Int64) -> Void, stop: ReadInterrupt) throws(InputError) {
+        try cache.download(key: key, length: size, source: source, progress: progress, stop: stop)
     }
 
     /// Pinned bytes are never evicted; unpinned they are ordinary cache again.
