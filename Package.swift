@@ -51,8 +51,10 @@ let package = Package(
         .target(
             name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport"],
             swiftSettings: strict),
-        // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, WAV), one plugin each.
+        // Offline pins: songs kept whole in the range cache by download threads, one state machine each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
+        // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, libopusfile, FFmpeg, WAV),
+        // one plugin each.
         .target(
             name: "NimbusDecoder",
             dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile", "CFFmpeg"],
@@ -61,11 +63,13 @@ let package = Package(
         .target(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
-        // Sound sinks (ALSA, null, fifo: one plugin each), format conversion and software volume.
+        // Sound sinks (ALSA, null, fifo, the httpd stream with its encoders: one plugin each), format
+        // conversion, resampling and software volume.
         .target(
             name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis", "COpus", "CLame"],
             swiftSettings: strict),
-        // Playback: decoder thread, PCM pipe, one thread per output; gapless transitions.
+        // Playback: decoder thread (command mailbox, crossfade mixer), PCM pipe, one thread per output;
+        // the follower handshake that makes joins gapless.
         .target(
             name: "NimbusPlayer", dependencies: ["NimbusDecoder", "NimbusInput", "NimbusOutput", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),

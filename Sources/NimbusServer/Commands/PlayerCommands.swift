@@ -3,9 +3,8 @@ import NimbusProtocol
 import NimbusQueue
 import NimbusSupport
 
-/// Transport and playback options: play, playid, pause, stop, next, previous, seek, seekid,
-/// seekcur, clearerror, random, repeat, single, consume, crossfade, mixrampdb, mixrampdelay,
-/// replay_gain_mode, replay_gain_status, setvol, volume, getvol.
+/// Transport: play, playid, pause, stop, next, previous, seek, seekid, seekcur, clearerror
+/// (the options and the volume are OptionCommands').
 @CoreActor
 enum PlayerCommands {
     nonisolated static let all: [Command] = [
