@@ -20,6 +20,9 @@ final class PlaybackDifferentialTests: XCTestCase {
         /// The current song played past `seconds` and then started again (a repeat).
         case restarted(after: Double)
         case compare(String)
+        /// Compares all but `duration`, which MPD 0.23 sometimes keeps from the song before
+        /// after a gapless change to a song of another length; Nimbus must show `duration`.
+        case compareAllBut(duration: String, label: String)
 
         static func showing(_ lines: String...) -> Step { .until(lines) }
     }
@@ -63,6 +66,12 @@ final class PlaybackDifferentialTests: XCTestCase {
                 let actual = DifferentialHarness.as023(try status(clients[1]))
                 XCTAssertEqual(actual, expected, label)
                 XCTAssertEqual(try clients[1].request("playlist"), try clients[0].request("playlist"), label)
+            case .compareAllBut(let duration, let label):
+                let expected = try status(clients[0]).filter { !$0.hasPrefix("duration: ") }
+                let ours = DifferentialHarness.as023(try status(clients[1]))
+                XCTAssertTrue(ours.contains("duration: \(duration)"), "\(label): \(ours)")
+                XCTAssertEqual(ours.filter { !$0.hasPrefix("duration: ") }, expected, label)
+                XCTAssertEqual(try clients[1].request("playlist"), try clients[0].request("playlist"), label)
             }
         }
     }
@@ -97,7 +106,8 @@ final class PlaybackDifferentialTests: XCTestCase {
             // The middle song lasts ten seconds, so the queue of two is there long enough to be
             // seen by both daemons in turn on a loaded machine.
             [.send("add a.wav"), .send("add x.wav"), .send("add b.wav")] + [
-                .send("consume 1"), .send("play 0"), .showing("playlistlength: 2"), .compare("one consumed"),
+                .send("consume 1"), .send("play 0"), .showing("playlistlength: 2"),
+                .compareAllBut(duration: "10.000", label: "one consumed"),
                 .showing("state: stop"), .compare("all consumed"),
             ])
     }
