@@ -10,9 +10,9 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
     /// (`client_secret` is the app's, registered by the user, which installed-app flows send
     /// along; it is allowed here as providers document it.)
     static let secretKeys: Set<String> = ["password", "token", "access_token", "refresh_token"]
-    static let knownKeys: Set<String> = [
+    public static let knownKeys: Set<String> = [
         "name", "type", "root", "url", "user", "password_file", "token_file", "client_id", "client_secret", "api_url",
-        "content_url", "token_url", "device_code_url", "authorize_url", "mount", "pin",
+        "content_url", "token_url", "device_code_url", "authorize_url", "mount", "pin", "login_file",
     ]
     public var name: String
     public var type: String

@@ -30,6 +30,7 @@ public final class Daemon {
     let mounted: MountedStorage
     let mounts: Mounts
     let offline: OfflineDownloads
+    let accountManager: CloudAccountManager
     private var watcher: LibraryWatcher?
     /// Token files written or removed behind the daemon's back (a sign-in, a sign-out).
     private var credentialWatch: FileWatch?
@@ -53,6 +54,14 @@ public final class Daemon {
         let accounts = CloudProviderRegistry.standard.accounts(
             configuration.cloud(warnings: &warnings), secretsDirectory: configuration.secretsDirectory, warnings: &warnings)
         for warning in warnings { logger.warning("config: \(warning)") }
+        let accountFile = RuntimeAccountFile(path: configuration.stateFile + ".accounts", logger: logger.domain("cloud"))
+        let added = accountFile.load().filter { account in
+            guard !accounts.contains(where: { $0.name == account.name }) else {
+                logger.warning("the account \"\(account.name)\" added by a client now has a cloud block in the config; the block wins")
+                return false
+            }
+            return true
+        }
         cloud = CloudAccounts(
             accounts: accounts.map(CloudAccounts.Account.init),
             cache: RangeCache(
@@ -75,7 +84,10 @@ public final class Daemon {
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(
             storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))
-        mounts.restore(accounts: accounts.filter(\.mountAtStart).map(\.name))
+        for account in added { cloud.add(account, atRunTime: true) }
+        mounts.restore(
+            accounts: accounts.filter(\.mountAtStart).map(\.name)
+                + added.filter { !["no", "false", "0"].contains($0.settings["mount"] ?? "yes") }.map(\.name))
         // The config's `pin` lines are folders (or songs) of their account; shown as pins.
         let configured = accounts.flatMap { account in
             account.pins.map { folder -> Pin in
@@ -90,6 +102,10 @@ public final class Daemon {
         ) { @CoreActor in
             idle.emit(.offline)
         }
+        accountManager = CloudAccountManager(
+            cloud: cloud, mounts: mounts, library: library, offline: offline, file: accountFile,
+            secretsDirectory: configuration.secretsDirectory, logger: logger.domain("cloud")
+        ) { idle.emit($0) }
         let offline = offline
         credentialWatch = cloud.watchCredentials { _ in offline.accountsChanged() }
         let relay = KillRelay()
@@ -97,6 +113,7 @@ public final class Daemon {
             relay.daemon?.shutdown(reason: "kill command")
         }
         services.offline = offline
+        services.accounts = accountManager
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
             musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths,

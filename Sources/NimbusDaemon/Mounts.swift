@@ -63,8 +63,6 @@ final class Mounts: MountControl {
         _ = try? library.update(name)
     }
 
-    var accounts: [AccountSummary] { cloud.summaries }
-
     /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
     /// from MPD learns what to use instead.
     private static let pluginsMPDHas: Set<String> = ["nfs", "smb", "udisks"]
@@ -73,6 +71,27 @@ final class Mounts: MountControl {
         guard pending.contains(name), storage.mounted(name) == nil, attach(name, uri: "cloud:" + name) else { return }
         pending.remove(name)
         logger.info("mounted \"\(name)\"")
+    }
+
+    /// A client added an account: mounted now if it can be (else when it is signed in).
+    func addAccount(_ name: String) {
+        if !attach(name, uri: "cloud:" + name) { pending.insert(name) }
+        save()
+    }
+
+    /// A client removed an account: unmounted (its songs leave the database).
+    func removeAccount(_ name: String) {
+        pending.remove(name)
+        if storage.unmount(name) != nil { storage.noteUnmounted(name, reason: nil) }
+        mounts.removeAll { $0.uri == "cloud:" + name }
+        save()
+        _ = try? library.update(name)
+    }
+
+    /// Whether a mount, a pending account or a folder of the music directory has this name.
+    func isTaken(_ name: String) -> Bool {
+        storage.mounted(name) != nil || pending.contains(name) || mounts.contains { $0.name == name }
+            || library.database.directory(at: name) != nil
     }
 
     @discardableResult

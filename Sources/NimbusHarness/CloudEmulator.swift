@@ -70,32 +70,39 @@ public final class CloudEmulator {
             """
     }
 
-    /// A `cloud` block for signing in with `nimbus authorize`: the app's id and secret and the
-    /// emulator's endpoints, the token to be written at `tokenFile`.
+    /// The settings of an account signing in through this emulator: the app's id and secret
+    /// and the emulator's endpoints (for a `cloud` block or `addaccount`).
+    public var signInSettings: [(key: String, value: String)] {
+        var settings = [
+            ("client_id", clientID), ("client_secret", clientSecret), ("token_url", tokenURL),
+            ("device_code_url", api + (provider == "onedrive" ? "/devicecode" : "/device/code")),
+            ("authorize_url", api + (provider == "google-drive" ? "/o/oauth2/v2/auth" : "/oauth2/authorize")),
+            ("api_url", provider == "onedrive" ? api + "/v1.0" : api),
+        ]
+        if provider == "dropbox" { settings.append(("content_url", api)) }
+        return settings
+    }
+
+    /// A `cloud` block for signing in with `nimbus authorize`, the token to be written at `tokenFile`.
     public func signInBlock(name: String, tokenFile: String) -> String {
-        let api = provider == "onedrive" ? self.api + "/v1.0" : self.api
-        let deviceCode = self.api + (provider == "onedrive" ? "/devicecode" : "/device/code")
-        let authorize = self.api + (provider == "google-drive" ? "/o/oauth2/v2/auth" : "/oauth2/authorize")
-        let content = provider == "dropbox" ? "    content_url \"\(self.api)\"\n" : ""
-        return """
-            cloud {
-                name "\(name)"
-                type "\(provider)"
-                client_id "\(clientID)"
-                client_secret "\(clientSecret)"
-                token_file "\(tokenFile)"
-                token_url "\(tokenURL)"
-                device_code_url "\(deviceCode)"
-                authorize_url "\(authorize)"
-                api_url "\(api)"
-            \(content)}
-            """
+        let lines = ([("name", name), ("type", provider), ("token_file", tokenFile)] + signInSettings).map { "    \($0.0) \"\($0.1)\"" }
+        return "cloud {\n" + lines.joined(separator: "\n") + "\n}"
     }
 
     /// How the next device sign-ins' polls are answered: `pending`, `slow_down`, `approve`,
     /// `deny`, `expire` (the last one repeats).
     public func setDeviceSteps(_ steps: [String]) throws { try admin("/_admin/device?steps=" + steps.joined(separator: ",")) }
     public var stats: [String: Any] { (try? admin("/_admin/stats")) ?? [:] }
+    /// The next device-code answers misbehave: `array` (JSON not an object), `huge` (10 MB),
+    /// `control` (a user code of control characters); `normal` ends it.
+    public func setDeviceAnswer(_ kind: String) throws { try admin("/_admin/device_answer?kind=" + kind) }
+    /// What a Nextcloud login through this emulator ends with.
+    public func setNextcloudLogin(server: String, user: String, password: String) throws {
+        let query = [("server", server), ("user", user), ("password", password)].map { name, value in
+            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)
+        }.joined(separator: "&")
+        try admin("/_admin/nextcloud?" + query)
+    }
 
     @discardableResult
     private func admin(_ path: String) throws -> [String: Any] {

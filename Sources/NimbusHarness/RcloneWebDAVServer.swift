@@ -10,12 +10,17 @@ public final class RcloneWebDAVServer {
 
     public static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/rclone") }
 
-    public init(root: String) throws {
+    /// The path the share is served under (`--baseurl`, Nextcloud's `/remote.php/dav/files/USER`).
+    public let basePath: String
+
+    /// `login`: a user and password the server asks for (Basic); `basePath`: where it serves.
+    public init(root: String, login: (user: String, password: String)? = nil, basePath: String = "") throws {
         port = freePort()
+        self.basePath = basePath
         process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
         process.arguments = [
             "serve", "webdav", root, "--addr", "127.0.0.1:\(port)", "--dir-cache-time", "0s", "--config", directory.file("rclone.conf"),
-        ]
+        ] + (login.map { ["--user", $0.user, "--pass", $0.password] } ?? []) + (basePath.isEmpty ? [] : ["--baseurl", basePath])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -32,5 +37,7 @@ public final class RcloneWebDAVServer {
         process.waitUntilExit()
     }
 
-    public var url: String { "http://127.0.0.1:\(port)/" }
+    public var url: String { "http://127.0.0.1:\(port)\(basePath)/" }
+    /// The server's address without the base path (what Nextcloud calls its `server`).
+    public var server: String { "http://127.0.0.1:\(port)" }
 }

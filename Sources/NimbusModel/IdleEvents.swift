@@ -24,7 +24,10 @@ public struct IdleEvents: OptionSet, Sendable, Hashable {
     /// Nimbus's own, offline download progress: only for clients that name it. mpc, ncmpcpp,
     /// ncmpc and python-mpd2 idle on everything and would wake twice a second otherwise.
     public static let offline = IdleEvents(rawValue: 1 << 14)
-    static let optInNames = ["offline"]
+    /// Nimbus's own, a cloud account added, removed, signed in or out, or its sign-in moved
+    /// on: only for clients that name it (a client waiting on a sign-in).
+    public static let account = IdleEvents(rawValue: 1 << 15)
+    static let optInNames = ["offline", "account"]
 
     /// Subsystem names in the order MPD prints `changed:` lines.
     public static let names = [

@@ -12,8 +12,6 @@ public protocol MountControl: AnyObject {
     /// `update NAME` of a configured account that could not be mounted (no token yet, before
     /// `nimbus authorize`) mounts it now if it can be.
     func retryAccount(_ name: String)
-    /// Every configured cloud account's state, for `listaccounts` (`nimbus accounts`).
-    var accounts: [AccountSummary] { get }
 }
 
 public enum MountFailure: Error, Equatable {

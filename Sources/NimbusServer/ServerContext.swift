@@ -16,6 +16,8 @@ public struct ServerServices {
     public var library: MusicLibrary?
     public var playlists: PlaylistStore?
     public var mounts: (any MountControl)?
+    /// Cloud accounts added, signed in and removed by clients; nil without cloud support.
+    public var accounts: (any AccountControl)?
     /// Offline pins and their downloads; nil without cloud storage to pin.
     public var offline: OfflineDownloads?
     /// `kill`: the daemon shuts down cleanly.
@@ -56,6 +58,7 @@ public final class ServerContext {
     private(set) var stickerProblem: String?
     /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
     public let mounts: (any MountControl)?
+    public let accounts: (any AccountControl)?
     public let offline: OfflineDownloads?
     /// Keeps the pins' song lists current as the database and the playlists change.
     private(set) var pinSync: PinSync?
@@ -78,6 +81,7 @@ public final class ServerContext {
         library = services.library
         playlists = services.playlists
         mounts = services.mounts
+        accounts = services.accounts
         offline = services.offline
         shutdown = services.shutdown
         if let offline = services.offline {

@@ -2,13 +2,48 @@ import Foundation
 import NimbusConfig
 import NimbusStorage
 
-/// `nimbus accounts`: every configured cloud account as the running daemon sees it — state,
-/// who is signed in, songs indexed, bytes cached and pinned, last update. Without a running
-/// daemon it says so and shows what the config and the token files tell.
+/// `nimbus accounts`: every cloud account as the running daemon sees it — state, sign-in,
+/// who is signed in, songs indexed, bytes cached and pinned, last update; `accounts add`,
+/// `accounts remove` and `accounts types` as protocol commands. Without a running daemon
+/// the listing says so and shows what the config and the token files tell.
 struct Accounts {
     let options: Options
 
     func run() -> Int32 {
+        let words = options.words
+        switch words.dropFirst().first {
+        case nil: return list()
+        case "add":
+            guard words.count == 4 else { Console.fail("usage: nimbus accounts add NAME TYPE [--KEY VALUE]…  (nimbus accounts types lists them)") }
+            let settings = options.settings.map { DaemonLink.quoted($0.key) + " " + DaemonLink.quoted($0.value) }
+            let link = DaemonLink.required(options)
+            _ = link.fields((["addaccount", DaemonLink.quoted(words[2]), DaemonLink.quoted(words[3])] + settings).joined(separator: " "), failing: "cannot add \(words[2])")
+            Console.say("Added \(words[2]). Sign in with: nimbus authorize \(words[2])")
+            return 0
+        case "remove":
+            guard words.count == 3 else { Console.fail("usage: nimbus accounts remove NAME") }
+            _ = DaemonLink.required(options).fields("removeaccount " + DaemonLink.quoted(words[2]), failing: "cannot remove \(words[2])")
+            Console.say("Removed \(words[2]): its songs, pins, cached bytes and sign-in are gone.")
+            return 0
+        case "types":
+            var lines: [String] = []
+            for (key, value) in DaemonLink.required(options).fields("accounttypes", failing: "cannot list the types") {
+                switch key {
+                case "type": lines.append(value + ":")
+                case "signin": lines[lines.count - 1] += " sign-in by \(value)"
+                case "needs": lines[lines.count - 1] += " --\(value) VALUE"
+                case "accepts": lines[lines.count - 1] += " [--\(value) VALUE]"
+                default: break
+                }
+            }
+            for line in lines { Console.say(line) }
+            return 0
+        case let word?:
+            Console.fail("unknown accounts command \"\(word)\" (add, remove, types)")
+        }
+    }
+
+    private func list() -> Int32 {
         let configuration = options.configuration(required: false)
         let address = options.address(configuration)
         guard let link = DaemonLink(address) else {
@@ -46,7 +81,8 @@ struct Accounts {
         case "rate limited": state += account["until"].map { " until \(Self.local($0))" } ?? ""
         default: break
         }
-        var lines = ["\(name) (\(account["type"] ?? "?")): \(state)"]
+        var lines = ["\(name) (\(account["type"] ?? "?")\(account["origin"] == "client" ? ", added by a client" : "")): \(state)"]
+        if let signIn = account["signin"], !["signed in", "not needed"].contains(signIn) { lines.append("  sign-in: \(signIn)") }
         if let reason = account["reason"], account["state"] != "ok" { lines.append("  reason:  \(reason)") }
         lines.append("  user:    \(account["user"] ?? "unknown")")
         lines.append("  songs:   \(account["songs"] ?? "0") indexed")

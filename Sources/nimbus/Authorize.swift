@@ -1,113 +1,108 @@
 import Foundation
-import NimbusConfig
-import NimbusStorage
 
-/// `nimbus authorize ACCOUNT`: runs the account's sign-in, saves what it produced where the
-/// daemon reads it (0600, replaced atomically), then asks a running daemon to take it up.
+/// `nimbus authorize ACCOUNT`: asks the daemon to sign the account in (`signin`), shows the
+/// person what to do — a code to enter on the provider's page, an address to open, a
+/// password to type — and waits on the `account` idle event until the daemon says how it
+/// ended. The flow runs in the daemon, so this works from any machine that reaches it;
+/// Ctrl-C cancels it there (`signincancel`).
 struct Authorize {
     let account: String
-    let configPath: String
     let options: Options
 
     func run() -> Int32 {
-        let configuration: DaemonConfiguration
-        do {
-            configuration = try DaemonConfiguration.from(try ConfigFile.load(path: configPath))
-        } catch {
-            Console.fail("\(configPath): \(error.description)")
+        let link = DaemonLink.required(options)
+        Console.catchInterrupt()
+        let receiver = try? LoopbackReceiver()
+        var command = "signin " + DaemonLink.quoted(account)
+        if let receiver { command += " redirect " + DaemonLink.quoted("http://127.0.0.1:\(receiver.port)/") }
+        let prompt = Dictionary(link.fields(command, failing: "cannot start the sign-in"), uniquingKeysWith: { first, _ in first })
+        switch prompt["method"] {
+        case "device":
+            Console.say(
+                "To let Nimbus read \(account), open \(prompt["verification_url"] ?? "?") on any device and enter the code \(prompt["user_code"] ?? "?")")
+            Console.say("Waiting for you to confirm (Ctrl-C to stop)")
+        case "browser":
+            Console.say("To let Nimbus read \(account), open this address in a browser and log in:\n  \(prompt["verification_url"] ?? "?")")
+            Console.say("Waiting for you to log in (Ctrl-C to stop)")
+        case "code":
+            code(link, prompt, receiver: receiver)
+        case "password":
+            password(link)
+        default:
+            Console.fail("nimbusd answered signin with an unknown method \"\(prompt["method"] ?? "")\"")
         }
-        var warnings: [String] = []
-        let accounts = CloudProviderRegistry.standard.accounts(
-            configuration.cloud(warnings: &warnings), secretsDirectory: configuration.secretsDirectory, warnings: &warnings)
-        guard let found = accounts.first(where: { $0.name == account }) else {
-            let names = accounts.map(\.name)
-            Console.fail(
-                "\(configPath) has no cloud account named \"\(account)\""
-                    + (names.isEmpty ? "; add a cloud { } block (see README, Connect your cloud)" : " (it has: \(names.joined(separator: ", ")))"))
+        let outcome = waitForOutcome(link)
+        switch outcome["signin"] {
+        case "signed in":
+            let user = outcome["user"].map { " as \($0)" } ?? ""
+            Console.say("\nSigned in\(user) — Nimbus can now read \(account).")
+            return 0
+        case "expired": Console.fail("The code expired before it was entered; run nimbus authorize again for a new one.")
+        case "declined": Console.fail("Access was declined on the provider's page; run nimbus authorize again to retry.")
+        case "cancelled": Console.fail("Sign-in cancelled; nothing was changed.")
+        default: Console.fail(outcome["signin_problem"] ?? "The sign-in did not finish (\(outcome["signin"] ?? "?")).")
         }
-        guard let plugin = CloudProviderRegistry.standard.plugin(forType: found.type) else {
-            Console.fail("\(account): cloud type \"\(found.type)\" is not supported")
-        }
-        do throws(SignInError) {
-            let message: String
-            switch plugin.signIn(found.settings) {
-            case .password: message = try password(found)
-            case .deviceCode(let endpoints): message = try deviceCode(found, endpoints, plugin)
-            case .authorizationCode(let endpoints): message = try authorizationCode(found, endpoints, plugin)
+    }
+
+    /// The account's `listaccounts` record.
+    private func record(_ link: DaemonLink) -> [String: String] {
+        let records = Accounts.blocks(link.fields("listaccounts", failing: "cannot list the accounts"), startingWith: "account")
+        guard let record = records.first(where: { $0["account"] == account }) else { Console.fail("\(account) is gone from nimbusd") }
+        return record
+    }
+
+    /// Waits on `idle account` until the sign-in is no longer waiting; Ctrl-C cancels it in
+    /// the daemon. Then, briefly, for the daemon to learn who signed in.
+    private func waitForOutcome(_ link: DaemonLink) -> [String: String] {
+        var current = record(link)
+        while current["signin"] == "waiting" {
+            if !link.idle("account", until: { Console.wasInterrupted }) {
+                _ = link.request("signincancel " + DaemonLink.quoted(account))
+                Console.fail("Sign-in cancelled; nothing was changed.")
             }
-            Console.say(message)
-        } catch {
-            Console.fail(error.description)
+            current = record(link)
         }
-        Console.say(DaemonLink.update(account, at: options.address(configuration)))
-        return 0
-    }
-
-    /// The app's id, and where the token goes.
-    private func app(_ found: CloudAccountConfiguration) throws(SignInError) -> (clientID: String, tokenFile: String) {
-        guard let clientID = found.settings["client_id"], !clientID.isEmpty else {
-            throw .failed(
-                "\(account): its cloud block has no client_id; register an app with the provider (README, Connect your cloud) and add it")
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while current["signin"] == "signed in", current["user"] == nil, Date() < deadline, Console.wait(0.2, dots: false) {
+            current = record(link)
         }
-        guard let tokenFile = found.settings["token_file"] else { throw .failed("\(account): no token_file") }
-        return (clientID, tokenFile)
+        return current
     }
 
-    /// Saves the tokens and says who signed in.
-    private func finish(
-        _ found: CloudAccountConfiguration, _ plugin: any CloudProviderPlugin, _ tokens: TokenSet, in tokenFile: String
-    ) throws(SignInError) -> String {
-        try SecretFile.write(tokens.json, to: tokenFile)
-        let who = plugin.identity(found.settings)?.name(access: tokens.access)
-        return "Signed in" + (who.map { " as \($0)" } ?? "") + " — Nimbus can now read \(account). Token saved in \(tokenFile)."
-    }
-
-    private func deviceCode(
-        _ found: CloudAccountConfiguration, _ endpoints: DeviceCodeSignIn.Endpoints, _ plugin: any CloudProviderPlugin
-    ) throws(SignInError) -> String {
-        let (clientID, tokenFile) = try app(found)
-        let flow = DeviceCodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
-        let authorization = try flow.start()
-        Console.say("To let Nimbus read \(account), open \(authorization.verificationURL) on any device and enter the code \(authorization.userCode)")
-        Console.say("Waiting for you to confirm (Ctrl-C to stop)")
-        Console.catchInterrupt()
-        let tokens = try flow.token(for: authorization) { Console.wait($0) }
-        return "\n" + (try finish(found, plugin, tokens, in: tokenFile))
-    }
-
-    private func authorizationCode(
-        _ found: CloudAccountConfiguration, _ endpoints: CodeSignIn.Endpoints, _ plugin: any CloudProviderPlugin
-    ) throws(SignInError) -> String {
-        let (clientID, tokenFile) = try app(found)
-        let flow = CodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: found.settings["client_secret"])
-        Console.catchInterrupt()
-        let tokens: TokenSet
-        if endpoints.usesLoopback {
-            let receiver = try LoopbackReceiver()
-            let redirect = "http://127.0.0.1:\(receiver.port)/"
-            Console.say("To let Nimbus read \(account), open this address in a browser and allow access:\n  \(flow.authorizationURL(redirectURI: redirect))")
+    /// A code flow: the browser comes back to our loopback listener, or the person pastes
+    /// the code (Dropbox shows one) or the address the browser ended at.
+    private func code(_ link: DaemonLink, _ prompt: [String: String], receiver: LoopbackReceiver?) {
+        let address = prompt["authorize_url"] ?? "?"
+        let answer: String
+        if let receiver, let redirect = prompt["redirect_uri"], redirect == "http://127.0.0.1:\(receiver.port)/" {
+            Console.say("To let Nimbus read \(account), open this address in a browser and allow access:\n  \(address)")
             Console.say(
                 "A browser on this machine comes back by itself. On another device the last page will not load: copy its address"
-                    + " from the address bar and paste it here. (Or forward the port first: ssh -L \(receiver.port):127.0.0.1:\(receiver.port) THIS-BOX)")
-            let answer = try receiver.wait()
-            tokens = try flow.exchange(code: try flow.code(fromPasted: answer), redirectURI: redirect)
+                    + " from the address bar and paste it here.")
+            guard let received = receiver.wait() else { cancel(link) }
+            answer = received
         } else {
-            Console.say("To let Nimbus read \(account), open this address in a browser, allow access, and paste the code it shows:\n  \(flow.authorizationURL(redirectURI: nil))")
+            Console.say("To let Nimbus read \(account), open this address in a browser, allow access, and paste the code it shows:\n  \(address)")
             FileHandle.standardError.write(Data("Code: ".utf8))
-            guard let line = readLine(strippingNewline: true) else { throw .cancelled }
-            tokens = try flow.exchange(code: try flow.code(fromPasted: line), redirectURI: nil)
+            guard let line = readLine(strippingNewline: true), !line.trimmingCharacters(in: .whitespaces).isEmpty else { cancel(link) }
+            answer = line
         }
-        return try finish(found, plugin, tokens, in: tokenFile)
+        if case .ack(let message) = link.request("signincode " + DaemonLink.quoted(account) + " " + DaemonLink.quoted(answer)) {
+            Console.fail(DaemonLink.reason(message))
+        }
     }
 
-    private func password(_ found: CloudAccountConfiguration) throws(SignInError) -> String {
-        guard let user = found.settings["user"], let file = found.settings["password_file"] else {
-            throw .failed("\(account): a WebDAV share without a user needs no sign-in; add user \"NAME\" to its cloud block to use one")
+    private func password(_ link: DaemonLink) {
+        let fields = Dictionary(record(link).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let user = fields["user"].map { "Password for \($0)" } ?? "Password"
+        guard let secret = Console.readSecret(prompt: "\(user) at \(account): "), !secret.isEmpty else { cancel(link) }
+        if case .ack(let message) = link.request("signinpassword " + DaemonLink.quoted(account) + " " + DaemonLink.quoted(secret)) {
+            Console.fail(DaemonLink.reason(message))
         }
-        guard let secret = Console.readSecret(prompt: "Password for \(user) at \(found.settings["url"] ?? account): "), !secret.isEmpty else {
-            throw .cancelled
-        }
-        try SecretFile.write(Array((secret + "\n").utf8), to: file)
-        return "Saved the password of \(user) for \(account) in \(file)."
+    }
+
+    private func cancel(_ link: DaemonLink) -> Never {
+        _ = link.request("signincancel " + DaemonLink.quoted(account))
+        Console.fail("Sign-in cancelled; nothing was changed.")
     }
 }

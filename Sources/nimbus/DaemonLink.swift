@@ -33,8 +33,8 @@ final class DaemonLink {
     }
 
     let address: DaemonAddress
-    private let fd: Int32
-    private var buffer: [UInt8] = []
+    fileprivate let fd: Int32
+    fileprivate var buffer: [UInt8] = []
 
     /// Nil when nothing answers at the address, or it does not greet as MPD does.
     init?(_ address: DaemonAddress) {
@@ -54,13 +54,7 @@ final class DaemonLink {
     deinit { close(fd) }
 
     func request(_ command: String) -> Answer {
-        let line = Array((command + "\n").utf8)
-        var sent = 0
-        while sent < line.count {
-            let count = line[sent...].withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return .ack("the connection to nimbusd closed") }
-            sent += count
-        }
+        guard send(command) else { return .ack("the connection to nimbusd closed") }
         var fields: [(key: String, value: String)] = []
         while let line = readLine() {
             if line == "OK" { return .ok(fields) }
@@ -72,11 +66,22 @@ final class DaemonLink {
         return .ack("the connection to nimbusd closed")
     }
 
+    private func send(_ command: String) -> Bool {
+        let line = Array((command + "\n").utf8)
+        var sent = 0
+        while sent < line.count {
+            let count = line[sent...].withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
     static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    private func readLine() -> String? {
+    fileprivate func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -124,14 +129,45 @@ final class DaemonLink {
 }
 
 extension DaemonLink {
-    /// `update ACCOUNT` after a sign-in: mounts an account that had no token and rescans it.
-    static func update(_ account: String, at address: DaemonAddress) -> String {
+    /// The running daemon, or the end of the run with why it cannot be reached.
+    static func required(_ options: Options) -> DaemonLink {
+        let address = options.address(options.configuration(required: false))
         guard let link = DaemonLink(address) else {
-            return "nimbusd is not running at \(address.description); it uses the new sign-in when it starts."
+            Console.fail("nimbusd is not running at \(address.description) (or refused the password); start it, or name it with --host and --port")
         }
-        if case .ack(let message) = link.request("update " + quoted(account)) {
-            return "nimbusd did not take it up (\(message)); restart it to use the new sign-in."
+        return link
+    }
+
+    /// The answer's fields, or the end of the run with the daemon's reason.
+    func fields(_ command: String, failing what: String) -> [(key: String, value: String)] {
+        switch request(command) {
+        case .ok(let fields): return fields
+        case .ack(let message): Console.fail("\(what): \(Self.reason(message))")
         }
-        return "nimbusd is reading \(account) now."
+    }
+
+    /// An ACK line without its code and command: what the daemon says went wrong.
+    static func reason(_ ack: String) -> String {
+        guard ack.hasPrefix("ACK "), let brace = ack.range(of: "} ") else { return ack }
+        return String(ack[brace.upperBound...])
+    }
+
+    /// Idles on `subsystems` until something changes (true) or `stop` says to give up (false:
+    /// the idle is ended with `noidle`).
+    func idle(_ subsystems: String, until stop: () -> Bool) -> Bool {
+        guard send("idle " + subsystems) else { return false }
+        while true {
+            if stop() {
+                _ = send("noidle")
+                while let line = readLine(), line != "OK", !line.hasPrefix("ACK ") {}
+                return false
+            }
+            if buffer.isEmpty {
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 100) > 0 else { continue }
+            }
+            guard let line = readLine() else { return false }
+            if line == "OK" || line.hasPrefix("ACK ") { return line == "OK" }
+        }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import NimbusStorage
 
 /// The loopback redirect of an installed-app sign-in: a listener on 127.0.0.1 that the
 /// browser is sent to with the code. When the browser runs on another device the redirect
@@ -9,7 +8,9 @@ final class LoopbackReceiver {
     let port: Int
     private let listener: Int32
 
-    init() throws(SignInError) {
+    struct Unavailable: Error {}
+
+    init() throws(Unavailable) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -23,7 +24,7 @@ final class LoopbackReceiver {
         }
         guard fd >= 0, bound else {
             if fd >= 0 { close(fd) }
-            throw .failed("Cannot listen on 127.0.0.1 for the browser's redirect.")
+            throw Unavailable()
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
@@ -31,15 +32,16 @@ final class LoopbackReceiver {
 
     deinit { close(listener) }
 
-    /// The address the browser was sent to, or the line the user pasted.
-    func wait() throws(SignInError) -> String {
+    /// The address the browser was sent to, or the line the user pasted; nil when the user
+    /// pressed Ctrl-C or closed stdin.
+    func wait() -> String? {
         while true {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, 100)
-            if Console.wasInterrupted { throw .cancelled }
+            if Console.wasInterrupted { return nil }
             guard ready > 0 else { continue }
             if fds[1].revents != 0 {
-                guard let line = readLine(strippingNewline: true) else { throw .cancelled }
+                guard let line = readLine(strippingNewline: true) else { return nil }
                 if !line.trimmingCharacters(in: .whitespaces).isEmpty { return line }
             }
             if fds[0].revents != 0, let target = answerOne() { return "http://127.0.0.1:\(port)" + target }

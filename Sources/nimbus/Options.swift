@@ -9,6 +9,8 @@ struct Options {
     var playlist = false
     /// The words left: the command and its operands.
     var words: [String] = []
+    /// `--KEY VALUE` pairs of `accounts add` (the account's settings).
+    var settings: [(key: String, value: String)] = []
 
     init(_ arguments: [String]) {
         var index = 0
@@ -27,7 +29,10 @@ struct Options {
                 port = number
             case "--wait": wait = true
             case "--playlist": playlist = true
-            case let word where word.hasPrefix("--") && word.count > 2: Console.fail("unknown option \(word)\n\(usage)")
+            case let word where word.hasPrefix("--") && word.count > 2:
+                // Only `accounts add` takes settings as options; anything else is a mistake.
+                guard words.first == "accounts", words.dropFirst().first == "add" else { Console.fail("unknown option \(word)\n\(usage)") }
+                settings.append((String(word.dropFirst(2)), value(word)))
             case let word: words.append(word)
             }
             index += 1

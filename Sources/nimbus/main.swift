@@ -2,17 +2,25 @@ import Foundation
 import Glibc
 import NimbusSupport
 
-// `nimbus`: what MPD clients cannot do for nimbusd. It reads the daemon's config file and
-// finds the running daemon as mpc does (--host/--port, MPD_HOST, MPD_PORT).
+// `nimbus`: what MPD clients cannot do for nimbusd, as a client of its protocol. It finds the
+// running daemon as mpc does (--host/--port, MPD_HOST, MPD_PORT, else the config file's address).
 
 signal(SIGPIPE, SIG_IGN)
 
 let usage = """
     usage: nimbus COMMAND [--config FILE] [--host HOST] [--port PORT]
-      authorize ACCOUNT   sign in to the cloud account named ACCOUNT in the config file's
-                          cloud { } blocks and save its token (or a WebDAV password) where
-                          nimbusd reads it; a running nimbusd takes it up at once
-      accounts            every cloud account: state, user, songs, cache, last update
+      authorize ACCOUNT   have nimbusd sign in to the cloud account ACCOUNT: shows the code
+                          to enter or the address to open (or asks for the password) and
+                          waits until you confirmed; Ctrl-C cancels the sign-in
+      signout ACCOUNT     forget the account's sign-in (downloads in progress stop; songs
+                          already kept offline stay and play)
+      accounts            every cloud account: state, sign-in, user, songs, cache, update
+      accounts types      the kinds of account and what each needs
+      accounts add NAME TYPE [--KEY VALUE]…
+                          add a cloud account to the running nimbusd (kept across restarts),
+                          e.g. accounts add cloud nextcloud --url https://cloud.example.com
+      accounts remove NAME
+                          remove an account added so: its songs, pins, cache and sign-in
       offline add URI…    keep songs, folders or stored playlists on disk for offline use
                           (--playlist: the URIs are stored playlists)
       offline remove URI… stop keeping them (their bytes become ordinary cache)
@@ -33,7 +41,12 @@ let options = Options(arguments)
 switch options.words.first {
 case "authorize":
     guard options.words.count == 2 else { Console.fail("name the account to sign in to\n\(usage)") }
-    exit(Authorize(account: options.words[1], configPath: options.configPath, options: options).run())
+    exit(Authorize(account: options.words[1], options: options).run())
+case "signout":
+    guard options.words.count == 2 else { Console.fail("name the account to sign out of\n\(usage)") }
+    _ = DaemonLink.required(options).fields("signout " + DaemonLink.quoted(options.words[1]), failing: "cannot sign out")
+    Console.say("Signed out of \(options.words[1]).")
+    exit(0)
 case "accounts":
     exit(Accounts(options: options).run())
 case "offline":

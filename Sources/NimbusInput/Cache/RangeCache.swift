@@ -101,6 +101,19 @@ public final class RangeCache: Sendable {
         entry?.discard()
     }
 
+    /// Removes a file's bytes, journal and pin from the disk (its account was removed); a
+    /// reader that has it open keeps reading nothing more from it.
+    public func forget(key: CacheKey) {
+        let entry = state.withLock { state -> CacheEntry? in
+            state.pinned.remove(key.fileName)
+            state.dormant[key.fileName] = nil
+            return state.live.removeValue(forKey: key)
+        }
+        entry?.discard()
+        unlink(directory + "/" + key.fileName + ".data")
+        unlink(directory + "/" + key.fileName + ".journal")
+    }
+
     /// Bytes on disk of these files, and of those, pinned ones.
     public func usage(of keys: [CacheKey]) -> (cached: Int64, pinned: Int64) {
         let sizes = state.withLock { state in

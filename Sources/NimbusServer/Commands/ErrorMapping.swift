@@ -31,6 +31,8 @@ enum ErrorMapping {
             case .notMountPoint: return ProtocolError(.argument, "Not a mount point")
             case .failed(let message): return ProtocolError(.unknown, message)
             }
+        case let error as AccountFailure:
+            return account(error)
         case let error as MultipleOutputs.Failure:
             switch error {
             case .noSuchOutput: return ProtocolError(.noExist, "No such audio output")
@@ -94,6 +96,18 @@ enum ErrorMapping {
         case .subscriptionListFull: return ProtocolError(.exist, "subscription list is full")
         case .notSubscribed: return ProtocolError(.noExist, "not subscribed to this channel")
         case .nobodySubscribed: return ProtocolError(.noExist, "nobody is subscribed to this channel")
+        }
+    }
+
+    static func account(_ error: AccountFailure) -> ProtocolError {
+        switch error {
+        case .noSuchAccount(let name): return ProtocolError(.noExist, "No such account: \(name)")
+        case .nameTaken(let name): return ProtocolError(.exist, "An account or folder named \"\(name)\" exists already")
+        case .badName(let why): return ProtocolError(.argument, "Bad account name: \(why)")
+        case .invalid(let why): return ProtocolError(.argument, why)
+        case .configured(let name):
+            return ProtocolError(.argument, "\"\(name)\" comes from the config file; remove its cloud block there")
+        case .cannotSave(let why): return ProtocolError(.system, why)
         }
     }
 }

@@ -7,7 +7,8 @@ import NimbusSupport
 extension Client {
     /// Every command at `log_level "verbose"`, as MPD logs them, a password masked.
     func logCommand(_ request: Tokenizer.Request) {
-        let arguments = request.name == "password" ? ["********"] : request.arguments
+        var arguments = request.name == "password" ? ["********"] : request.arguments
+        if let secret = AccountCommands.secretArguments[request.name], secret < arguments.count { arguments[secret] = "********" }
         let quoted = arguments.map { "\"" + String($0.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }) + "\"" }
         context.logger.debug("[\(address)] process command \(([request.name] + quoted).joined(separator: " "))")
     }

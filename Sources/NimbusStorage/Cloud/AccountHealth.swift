@@ -48,11 +48,18 @@ public final class AccountHealth: Sendable {
     private let credentials: OAuthTokens?
     /// Asks the provider who is signed in (nil when the settings say, as for WebDAV).
     private let identify: (@Sendable () -> String?)?
+    /// Why a sign-in is needed when the account's saved password or login is missing (nil:
+    /// it is there, or the account keeps none).
+    private let secretMissing: (@Sendable () -> String?)?
 
-    init(path: String?, user: String? = nil, credentials: OAuthTokens? = nil, identify: (@Sendable () -> String?)? = nil) {
+    init(
+        path: String?, user: String? = nil, credentials: OAuthTokens? = nil, identify: (@Sendable () -> String?)? = nil,
+        secretMissing: (@Sendable () -> String?)? = nil
+    ) {
         self.path = path
         self.credentials = credentials
         self.identify = identify
+        self.secretMissing = secretMissing
         var initial = Record()
         if let path, let bytes = (try? AtomicFile.read(path)) ?? nil, let saved = try? JSONDecoder().decode(Saved.self, from: Data(bytes)) {
             initial.user = saved.user
@@ -62,12 +69,16 @@ public final class AccountHealth: Sendable {
         record = Mutex(initial)
     }
 
+    /// Whether the sign-in was refused since (a refresh token the provider no longer takes).
+    public var refreshRefused: Bool { credentials?.refusedRefresh ?? false }
+
     public var report: Report {
         let now = Int64(Date().timeIntervalSince1970)
         let trouble = credentials?.trouble
+        let missing = secretMissing?()
         return record.withLock { record in
             var report = Report(state: .ok, user: record.user, lastUpdate: record.lastUpdate)
-            if let reason = trouble?.signInNeeded {
+            if let reason = trouble?.signInNeeded ?? missing {
                 report.state = .signInNeeded
                 report.reason = reason
             } else if let reason = record.notMounted {

@@ -41,6 +41,13 @@ public protocol CloudProvider: Sendable {
     func list(_ path: String) throws(StorageError) -> [RemoteItem]
     func item(_ path: String) throws(StorageError) -> RemoteItem
     func source(for item: RemoteItem) -> any RemoteSource
+    /// The account's saved secret changed (a password signed in or out): read it again.
+    /// OAuth providers need nothing here: their tokens notice a changed token file themselves.
+    func reloadCredentials()
+}
+
+extension CloudProvider {
+    public func reloadCredentials() {}
 }
 
 extension StorageError {

@@ -44,6 +44,14 @@ public protocol CloudProviderPlugin: Sendable {
     func configuredUser(_ settings: [String: String]) -> String?
     /// Settings a block must have (a WebDAV `url`).
     var requiredSettings: [String] { get }
+    /// What a person supplies when adding the account (`accounttypes` lists it as `needs`):
+    /// the required settings and what the sign-in needs (the app's `client_id`).
+    var needs: [String] { get }
+    /// Optional settings worth a field in a form (`accounttypes` lists them as `accepts`).
+    var accepts: [String] { get }
+    /// Checks a password with the server before it is saved (a wrong one is refused at once,
+    /// not at the next update). Blocks: one request.
+    func verify(password: String, _ settings: [String: String]) throws(StorageError)
     /// The setting naming the file a sign-in writes and the account reads, and the default
     /// file's suffix; nil when the account needs no sign-in (a WebDAV share without a user).
     func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)?
@@ -55,6 +63,9 @@ extension CloudProviderPlugin {
     public func identity(_ settings: [String: String]) -> IdentityQuery? { nil }
     public func configuredUser(_ settings: [String: String]) -> String? { nil }
     public var requiredSettings: [String] { [] }
+    public var needs: [String] { requiredSettings }
+    public var accepts: [String] { ["root"] }
+    public func verify(password: String, _ settings: [String: String]) throws(StorageError) {}
     /// An OAuth provider's token file.
     public func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)? {
         signIn(settings).tokenURL != nil ? ("token_file", "token") : nil
@@ -68,8 +79,8 @@ public struct CloudProviderRegistry: Sendable {
     public init(_ plugins: [any CloudProviderPlugin]) { self.plugins = plugins }
 
     public static let standard = CloudProviderRegistry([
-        WebDAVProviderPlugin(), YandexDiskProviderPlugin(), DropboxProviderPlugin(), GoogleDriveProviderPlugin(),
-        OneDriveProviderPlugin(),
+        WebDAVProviderPlugin(), NextcloudProviderPlugin(), YandexWebDAVProviderPlugin(), YandexDiskProviderPlugin(),
+        DropboxProviderPlugin(), GoogleDriveProviderPlugin(), OneDriveProviderPlugin(),
     ])
 
     public func plugin(forType type: String) -> (any CloudProviderPlugin)? { plugins.first { $0.type == type } }

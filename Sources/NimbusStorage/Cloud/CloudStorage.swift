@@ -108,6 +108,23 @@ public final class CloudStorage: Storage {
         cache.usage(of: files.withLock { $0.values.filter { !$0.isDirectory }.map(key) })
     }
 
+    /// Drops every cached byte of the account's files, pinned or not (the account is removed).
+    public func forgetCache() {
+        for item in files.withLock({ Array($0.values) }) where !item.isDirectory { cache.forget(key: key(item)) }
+    }
+
+    /// The same for an account that cannot be mounted now (signed out): its files are known
+    /// from the listing it saved.
+    static func forgetCache(account: String, stateDirectory: String, cache: RangeCache) {
+        guard let bytes = (try? AtomicFile.read(stateDirectory + "/" + account + ".files")) ?? nil,
+            let items = try? JSONDecoder().decode([RemoteItem].self, from: Data(bytes))
+        else { return }
+        for item in items where !item.isDirectory { cache.forget(key: CacheKey(account: account, fileID: item.id, version: item.version)) }
+    }
+
+    /// The saved password or login changed (a sign-in or a sign-out): the provider reads it again.
+    public func reloadCredentials() { provider.reloadCredentials() }
+
     /// Persists what the listings said, so cached songs open offline after a restart.
     public func flush() {
         let items = files.withLock { Array($0.values) }.filter { !$0.isDirectory }

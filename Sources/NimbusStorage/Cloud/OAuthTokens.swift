@@ -57,6 +57,9 @@ final class OAuthTokens: Sendable {
     /// A sign-in wrote a token the provider has not refused since.
     var hasToken: Bool { state.withLock { !$0.access.isEmpty } }
 
+    /// The provider refused the refresh token of a sign-in that once worked.
+    var refusedRefresh: Bool { state.withLock { $0.refused && !$0.access.isEmpty } }
+
     /// What `AccountHealth` reports of the credentials.
     var trouble: (signInNeeded: String?, refreshFailure: (since: Int64, reason: String)?) {
         state.withLock { ($0.signInNeeded, $0.refreshFailure) }

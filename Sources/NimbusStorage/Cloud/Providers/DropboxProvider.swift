@@ -74,6 +74,8 @@ public final class DropboxProvider: CloudProvider {
 /// https://developers.dropbox.com/oauth-guide, "PKCE").
 struct DropboxProviderPlugin: CloudProviderPlugin {
     let type = "dropbox"
+    /// The app registered with the provider (README, Connect your cloud).
+    let needs = ["client_id"]
     static let api = "https://api.dropboxapi.com"
 
     func signIn(_ settings: [String: String]) -> SignInMethod {

@@ -101,6 +101,8 @@ public final class GoogleDriveProvider: CloudProvider {
 /// browser is sent back to the box; https://developers.google.com/identity/protocols/oauth2/native-app).
 struct GoogleDriveProviderPlugin: CloudProviderPlugin {
     let type = "google-drive"
+    /// The app registered with the provider (README, Connect your cloud).
+    let needs = ["client_id", "client_secret"]
     static let api = "https://www.googleapis.com"
 
     func signIn(_ settings: [String: String]) -> SignInMethod {

@@ -86,6 +86,8 @@ public final class OneDriveProvider: CloudProvider {
 /// (https://learn.microsoft.com/entra/identity-platform/v2-oauth2-device-code).
 struct OneDriveProviderPlugin: CloudProviderPlugin {
     let type = "onedrive"
+    /// The app registered with the provider (README, Connect your cloud).
+    let needs = ["client_id"]
     static let api = "https://graph.microsoft.com/v1.0"
     static let login = "https://login.microsoftonline.com/common/oauth2/v2.0"
 

@@ -9,17 +9,32 @@ public final class WebDAVProvider: CloudProvider {
     public let account: String
     /// The collection the account's root maps to, ending in `/`.
     public let baseURL: String
-    public let credentials: HTTPRequest.Authentication?
+    /// Nil for a share without a login, and after a sign-out.
+    public var credentials: HTTPRequest.Authentication? { current.withLock { $0 } }
+    private let current: Mutex<HTTPRequest.Authentication?>
+    /// Reads the saved password again (nil: the share has no login to reload).
+    private let reload: (@Sendable () -> HTTPRequest.Authentication?)?
     let pool: HTTPSessionPool
     /// Set once the server's challenge offered Basic: later requests send it at once and
     /// save the challenge round trip.
     private let basicAccepted = Atomic<Bool>(false)
 
-    public init(account: String, baseURL: String, credentials: HTTPRequest.Authentication?, pool: HTTPSessionPool) {
+    public init(
+        account: String, baseURL: String, credentials: HTTPRequest.Authentication?, pool: HTTPSessionPool,
+        reload: (@Sendable () -> HTTPRequest.Authentication?)? = nil
+    ) {
         self.account = account
         self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
-        self.credentials = credentials
+        current = Mutex(credentials)
+        self.reload = reload
         self.pool = pool
+    }
+
+    public func reloadCredentials() {
+        guard let reload else { return }
+        let credentials = reload()
+        current.withLock { $0 = credentials }
+        basicAccepted.store(false, ordering: .relaxed)
     }
 
     private static let propfindBody = Array(
@@ -141,9 +156,29 @@ struct WebDAVProviderPlugin: CloudProviderPlugin {
     let type = "webdav"
 
     /// A share with a `user` takes a password (saved in `password_file`); one without needs none.
-    func signIn(_ settings: [String: String]) -> SignInMethod { .password }
+    func signIn(_ settings: [String: String]) -> SignInMethod { settings["user"] != nil ? .password : .none }
     func configuredUser(_ settings: [String: String]) -> String? { settings["user"] }
     let requiredSettings = ["url"]
+    let accepts = ["user", "root"]
+
+    func verify(password: String, _ settings: [String: String]) throws(StorageError) {
+        try Self.verify(url: settings["url"] ?? "", root: settings["root"] ?? "/", user: settings["user"] ?? "", password: password)
+    }
+
+    /// One PROPFIND of the account's root with the password: refused, it is not saved.
+    static func verify(url: String, root: String, user: String, password: String) throws(StorageError) {
+        let provider = WebDAVProvider(
+            account: user, baseURL: base(url, root: root), credentials: .password(user: user, password: password),
+            pool: HTTPSessionPool(capacity: 1))
+        do {
+            _ = try provider.item("")
+        } catch {
+            if error.message.contains("access denied") {
+                throw StorageError(.io, "the server refused the user \"\(user)\" with this password")
+            }
+            throw error
+        }
+    }
     func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)? {
         settings["user"] != nil ? ("password_file", "password") : nil
     }
@@ -151,13 +186,23 @@ struct WebDAVProviderPlugin: CloudProviderPlugin {
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider {
         let account = context.account
         guard let url = account.settings["url"] else { throw StorageError(.io, "\(account.name): no url") }
-        var credentials: HTTPRequest.Authentication?
-        if let user = account.settings["user"] {
-            let password = try Secrets.read(account.settings["password_file"], account: account.name, kind: "password")
-            credentials = .password(user: user, password: password)
+        guard let user = account.settings["user"] else {
+            return WebDAVProvider(account: account.name, baseURL: Self.base(url, root: account.root), credentials: nil, pool: context.pool)
         }
+        let file = account.settings["password_file"], name = account.name
+        let password = try Secrets.read(file, account: name, kind: "password")
+        return WebDAVProvider(
+            account: name, baseURL: Self.base(url, root: account.root), credentials: .password(user: user, password: password),
+            pool: context.pool
+        ) {
+            (try? Secrets.read(file, account: name, kind: "password")).map { .password(user: user, password: $0) }
+        }
+    }
+
+    /// The collection of `root` below `url`, ending in `/`.
+    static func base(_ url: String, root: String) -> String {
         var base = url.hasSuffix("/") ? url : url + "/"
-        if account.root != "/" { base += HTTPHelpers.encode(String(account.root.drop { $0 == "/" })) + "/" }
-        return WebDAVProvider(account: account.name, baseURL: base, credentials: credentials, pool: context.pool)
+        if root != "/" { base += HTTPHelpers.encode(String(root.drop { $0 == "/" })) + "/" }
+        return base
     }
 }

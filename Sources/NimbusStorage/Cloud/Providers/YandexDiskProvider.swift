@@ -77,6 +77,8 @@ public final class YandexDiskProvider: CloudProvider {
 /// with a device code (https://yandex.com/dev/id/doc/en/codes/screen-code-oauth).
 struct YandexDiskProviderPlugin: CloudProviderPlugin {
     let type = "yandex-disk"
+    /// The app registered with the provider (README, Connect your cloud).
+    let needs = ["client_id", "client_secret"]
     let tokenScheme = "OAuth"
     static let api = "https://cloud-api.yandex.net"
 

@@ -2,8 +2,13 @@ import NimbusInput
 
 /// How a person signs in to an account, as its provider plugin declares it.
 public enum SignInMethod: Sendable, Equatable {
+    /// Nothing to sign in to (a WebDAV share without a user).
+    case none
     /// A user from the account's settings and a password the person types (WebDAV).
     case password
+    /// Nextcloud's Login Flow v2: the person logs in on the server's own page, the box
+    /// polls and receives an app password; no app to register.
+    case browser(LoginFlowSignIn.Endpoints)
     /// OAuth 2.0 device authorization: a short code typed on the provider's page on any device.
     case deviceCode(DeviceCodeSignIn.Endpoints)
     /// OAuth 2.0 authorization code with PKCE: the provider's page in a browser.
@@ -12,9 +17,20 @@ public enum SignInMethod: Sendable, Equatable {
     /// Where the account's OAuth tokens are refreshed (nil: the account has none).
     public var tokenURL: String? {
         switch self {
-        case .password: return nil
+        case .none, .password, .browser: return nil
         case .deviceCode(let endpoints): return endpoints.tokenURL
         case .authorizationCode(let endpoints): return endpoints.tokenURL
+        }
+    }
+
+    /// The word `accounttypes` and `signin` use: `none`, `password`, `browser`, `device`, `code`.
+    public var name: String {
+        switch self {
+        case .none: return "none"
+        case .password: return "password"
+        case .browser: return "browser"
+        case .deviceCode: return "device"
+        case .authorizationCode: return "code"
         }
     }
 }
