@@ -2,9 +2,11 @@ import Foundation
 import NimbusHarness
 import XCTest
 
-/// `nimbus authorize` end to end: the device sign-in of Yandex.Disk and OneDrive against the
-/// project's emulators and a WebDAV password, the files it writes, a running daemon taking the
-/// account up without a restart, and no secret in any output.
+/// The `nimbus` CLI as a client of the daemon's sign-in, run from another working directory
+/// over TCP as it would run on a laptop: `accounts add`, then `authorize` showing the device
+/// code (Yandex.Disk, OneDrive), the address (Dropbox, Google Drive) or asking for a WebDAV
+/// password, while the daemon runs the flow against the project's emulators; Ctrl-C cancels
+/// it in the daemon; no secret in any output.
 final class AuthorizeTests: XCTestCase {
     private var keep: [AnyObject] = []
 
@@ -27,10 +29,15 @@ final class AuthorizeTests: XCTestCase {
         return drive
     }
 
-    /// `nimbus ARGS` started with pipes for its standard input, output and error.
+    /// Where the CLI runs: not the repository, not the daemon's directory.
+    private let elsewhere = TemporaryDirectory("nimbus-laptop")
+
+    /// `nimbus ARGS` started with pipes for its standard input, output and error, from
+    /// another working directory.
     private func launch(_ arguments: [String], environment: [String: String]) throws -> (Process, stdin: Pipe, output: Pipe, errors: Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: nimbus)
+        process.currentDirectoryURL = URL(fileURLWithPath: elsewhere.path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe(), errors = Pipe(), stdin = Pipe()
@@ -56,29 +63,37 @@ final class AuthorizeTests: XCTestCase {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int
     }
 
-    private func signIn(_ provider: String, account: String, name: String) throws {
+    /// `--host 127.0.0.1 --port P`: the daemon found over TCP, no config file.
+    private func at(_ daemon: ServerProcess) -> [String] { ["--host", "127.0.0.1", "--port", "\(daemon.port)", "--config", "/nonexistent"] }
+
+    /// A daemon without accounts, the emulator, and the account added by `nimbus accounts add`.
+    private func added(_ provider: String, account: String, settings: [(key: String, value: String)]? = nil) throws -> (ServerProcess, CloudEmulator) {
         let files = try drive()
         let emulator = try CloudEmulator(provider: provider, root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let tokenFile = secrets.file("new/\(account).token")
-        let daemon = try ServerProcess(.nimbus, config: emulator.signInBlock(name: account, tokenFile: tokenFile))
-        keep += [files, emulator, secrets, daemon]
-        XCTAssertTrue(waitUntil(timeout: 5) { daemon.log.contains("sign-in needed — run: nimbus authorize \(account)") }, daemon.log)
+        let daemon = try ServerProcess(.nimbus)
+        keep += [files, emulator, daemon]
+        let options = (settings ?? emulator.signInSettings).flatMap { ["--" + $0.key, $0.value] }
+        let (status, output, errors) = try run(["accounts", "add", account, provider] + options + at(daemon))
+        XCTAssertEqual(status, 0, output + errors)
+        XCTAssertEqual(output, "Added \(account). Sign in with: nimbus authorize \(account)\n")
+        return (daemon, emulator)
+    }
+
+    private func signIn(_ provider: String, account: String, name: String) throws {
+        let (daemon, emulator) = try added(provider, account: account)
         XCTAssertEqual(try daemon.connect().request("lsinfo"), ["OK"], "no token yet: nothing mounted")
-        XCTAssertTrue(
-            try daemon.connect().request("status").contains("error: \(account): sign-in needed — run: nimbus authorize \(account)"),
-            "status says what to do")
+        let listed = try run(["accounts"] + at(daemon)).1
+        XCTAssertTrue(listed.contains("\(account) (\(provider), added by a client): sign-in needed — run: nimbus authorize \(account)"), listed)
 
         // The user takes a while and the provider asks to slow down once.
         try emulator.setDeviceSteps(["pending", "slow_down", "approve"])
-        let (exit, output, errors) = try run(
-            ["authorize", account, "--config", daemon.configPath], environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "\(daemon.port)"])
+        let (exit, output, errors) = try run(["authorize", account] + at(daemon))
         XCTAssertEqual(exit, 0, output + errors)
         XCTAssertTrue(output.contains("open \(emulator.api)/device on any device and enter the code WXYZ-1234"), output)
         XCTAssertTrue(output.contains("Signed in as \(name) — Nimbus can now read \(account)."), output)
-        XCTAssertTrue(output.contains("nimbusd is reading \(account) now."), output)
         XCTAssertEqual(emulator.stats["early_polls"] as? Int, 0, "polled faster than the interval or ignored slow_down")
         XCTAssertEqual(emulator.stats["polls"] as? Int, 3)
+        let tokenFile = daemon.directory.file("accounts/\(account).token")
         XCTAssertEqual(mode(tokenFile), 0o600)
         let token = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tokenFile))) as? [String: Any])
@@ -86,7 +101,7 @@ final class AuthorizeTests: XCTestCase {
         let refresh = try XCTUnwrap(token["refresh_token"] as? String)
         XCTAssertEqual(token["client_id"] as? String, emulator.clientID)
 
-        // The daemon mounted the account on `update` and plays from it.
+        // The daemon mounted the account by itself and plays from it.
         try daemon.waitForDatabase(songs: 2, timeout: 30)
         let client = try daemon.connect()
         XCTAssertFalse(try client.request("status").contains { $0.hasPrefix("error:") }, "signed in: no error any more")
@@ -95,11 +110,21 @@ final class AuthorizeTests: XCTestCase {
         XCTAssertTrue(client.waitForStatus("state: play"), "the account's song does not play")
         XCTAssertTrue(waitUntil(timeout: 10) { (try? client.request("status"))?.contains { $0.hasPrefix("elapsed: 0.") && $0 != "elapsed: 0.000" } == true })
 
-        let status = try client.request("status").joined(separator: "\n") + (try client.request("listmounts")).joined(separator: "\n")
+        let status = try client.request("status").joined(separator: "\n") + (try client.request("listaccounts")).joined(separator: "\n")
         for secret in [access, refresh, emulator.clientSecret] {
             XCTAssertFalse(output.contains(secret) || errors.contains(secret) || daemon.log.contains(secret), "a secret was shown")
             XCTAssertFalse(status.contains(secret))
         }
+
+        // Signed out from the CLI: the token is gone, the account needs a sign-in again.
+        let (out, said, _) = try run(["signout", account] + at(daemon))
+        XCTAssertEqual(out, 0)
+        XCTAssertEqual(said, "Signed out of \(account).\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tokenFile))
+        let (removed, gone, _) = try run(["accounts", "remove", account] + at(daemon))
+        XCTAssertEqual(removed, 0)
+        XCTAssertTrue(gone.hasPrefix("Removed \(account)"), gone)
+        try daemon.waitForDatabase(songs: 0, timeout: 30)
     }
 
     func testYandexDiskDeviceSignIn() throws {
@@ -110,120 +135,79 @@ final class AuthorizeTests: XCTestCase {
         try signIn("onedrive", account: "od", name: "Test Listener (listener@example.com)")
     }
 
-    /// An emulator and a config naming it as `account`, with no daemon running; the token is
-    /// to be written to `tokenFile`.
-    private func withoutDaemon(
-        _ provider: String, account: String
-    ) throws -> (emulator: CloudEmulator, secrets: TemporaryDirectory, config: String, tokenFile: String) {
-        let files = try drive()
-        let emulator = try CloudEmulator(provider: provider, root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let tokenFile = secrets.file("\(account).token")
-        let config = secrets.write("nimbusd.conf", emulator.signInBlock(name: account, tokenFile: tokenFile))
-        keep += [files, emulator, secrets]
-        return (emulator, secrets, config, tokenFile)
-    }
-
     /// A declined consent, an expired code and an unknown app each end with one sentence,
     /// status 1, and no token file.
     func testFailuresSayWhatHappenedAndWriteNothing() throws {
-        let (emulator, secrets, config, tokenFile) = try withoutDaemon("onedrive", account: "od")
-        let offline = ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"]
+        let (daemon, emulator) = try added("onedrive", account: "od")
+        let tokenFile = daemon.directory.file("accounts/od.token")
         for (steps, message) in [
             (["deny"], "Access was declined on the provider's page; run nimbus authorize again to retry."),
             (["expire"], "The code expired before it was entered; run nimbus authorize again for a new one."),
         ] {
             try emulator.setDeviceSteps(steps)
-            let (status, _, errors) = try run(["authorize", "od", "--config", config], environment: offline)
+            let (status, _, errors) = try run(["authorize", "od"] + at(daemon))
             XCTAssertEqual(status, 1)
             XCTAssertEqual(errors, "nimbus: \(message)\n")
             XCTAssertFalse(FileManager.default.fileExists(atPath: tokenFile))
         }
-        let wrong = secrets.write("wrong.conf", emulator.signInBlock(name: "od", tokenFile: tokenFile).replacingOccurrences(of: emulator.clientID, with: "nobody"))
-        let (status, _, errors) = try run(["authorize", "od", "--config", wrong], environment: offline)
+        let wrong = emulator.signInSettings.map { $0.key == "client_id" ? (key: "client_id", value: "nobody") : $0 }
+        XCTAssertEqual(try run(["accounts", "add", "od2", "onedrive"] + wrong.flatMap { ["--" + $0.key, $0.value] } + at(daemon)).0, 0)
+        let (status, _, errors) = try run(["authorize", "od2"] + at(daemon))
         XCTAssertEqual(status, 1)
         XCTAssertTrue(errors.contains("The provider does not know this app"), errors)
-        let (missing, _, unknown) = try run(["authorize", "nosuch", "--config", config], environment: offline)
+        let (missing, _, unknown) = try run(["authorize", "nosuch"] + at(daemon))
         XCTAssertEqual(missing, 1)
-        XCTAssertEqual(unknown, "nimbus: \(config) has no cloud account named \"nosuch\" (it has: od)\n")
+        XCTAssertEqual(unknown, "nimbus: cannot start the sign-in: No such account: nosuch\n")
+        let (down, _, why) = try run(["authorize", "od", "--host", "127.0.0.1", "--port", "9"])
+        XCTAssertEqual(down, 1)
+        XCTAssertTrue(why.hasPrefix("nimbus: nimbusd is not running at 127.0.0.1:9"), why)
     }
 
-    /// Ctrl-C while waiting for the user ends with one sentence and writes nothing.
-    func testCtrlCWhileWaitingChangesNothing() throws {
-        let (emulator, _, config, tokenFile) = try withoutDaemon("yandex-disk", account: "yadisk")
+    /// Ctrl-C while waiting for the person cancels the flow in the daemon and writes nothing.
+    func testCtrlCWhileWaitingCancelsTheFlowInTheDaemon() throws {
+        let (daemon, emulator) = try added("yandex-disk", account: "yadisk")
         try emulator.setDeviceSteps(["pending"])
-        let (process, stdin, output, errors) = try launch(
-            ["authorize", "yadisk", "--config", config], environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"])
+        let (process, stdin, output, errors) = try launch(["authorize", "yadisk"] + at(daemon), environment: [:])
         var text = ""
         while !text.contains("Waiting for you to confirm") {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        XCTAssertTrue(waitUntil(timeout: 5) { (emulator.stats["polls"] as? Int ?? 0) >= 1 }, "it polls while waiting")
+        XCTAssertTrue(waitUntil(timeout: 5) { (emulator.stats["polls"] as? Int ?? 0) >= 1 }, "the daemon polls while the CLI waits")
         kill(process.processIdentifier, SIGINT)
         try stdin.fileHandleForWriting.close()
         let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 1)
         XCTAssertTrue(err.hasSuffix("nimbus: Sign-in cancelled; nothing was changed.\n"), err)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: tokenFile))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.directory.file("accounts/yadisk.token")))
+        XCTAssertTrue(try daemon.connect().request("listaccounts").contains("signin: cancelled"))
+        let polls = emulator.stats["polls"] as? Int ?? 0
+        XCTAssertTrue(try daemon.connect().request("ping") == ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 3) { (emulator.stats["polls"] as? Int ?? 0) <= polls + 1 }, "the daemon stopped polling")
     }
 
     /// A WebDAV share with a login: the password is read from stdin (without echo on a
-    /// terminal), saved 0600 as the account's password file, and the daemon lists the share.
+    /// terminal), checked and saved 0600 by the daemon, which lists the share.
     func testWebDAVPasswordIsSavedAndTakenUp() throws {
         try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
         let files = try drive()
         let server = try WebDAVServer(root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let passwordFile = secrets.file("dav.password")
-        let daemon = try ServerProcess(
-            .nimbus,
-            config: "cloud {\n name \"dav\"\n type \"webdav\"\n url \"\(server.url)\"\n user \"\(server.user)\"\n password_file \"\(passwordFile)\"\n}")
-        keep += [files, server, secrets, daemon]
-        let (status, output, errors) = try run(
-            ["authorize", "dav", "--config", daemon.configPath], input: server.password + "\n",
-            environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "\(daemon.port)"])
+        let daemon = try ServerProcess(.nimbus)
+        keep += [files, server, daemon]
+        XCTAssertEqual(try run(["accounts", "add", "dav", "webdav", "--url", server.url, "--user", server.user] + at(daemon)).0, 0)
+        let (wrong, _, refused) = try run(["authorize", "dav"] + at(daemon), input: "not-it\n")
+        XCTAssertEqual(wrong, 1)
+        XCTAssertTrue(refused.contains("refused the user \"listener\""), refused)
+        let (status, output, errors) = try run(["authorize", "dav"] + at(daemon), input: server.password + "\n")
         XCTAssertEqual(status, 0, output + errors)
+        let passwordFile = daemon.directory.file("accounts/dav.password")
         XCTAssertEqual(mode(passwordFile), 0o600)
         XCTAssertEqual(try String(contentsOfFile: passwordFile, encoding: .utf8), server.password + "\n")
         XCTAssertFalse(output.contains(server.password) || errors.contains(server.password))
         try daemon.waitForDatabase(songs: 2, timeout: 30)
         XCTAssertFalse(daemon.log.contains(server.password))
-    }
-
-    /// kill -9 at any moment of `nimbus authorize` leaves the old file or the new one, whole
-    /// and 0600: never a mix, never an empty file. Long passwords widen the write, and the kills
-    /// land at spread-out moments of it.
-    func testKillNineWhileSavingLeavesTheOldFileOrTheNew() throws {
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        keep.append(secrets)
-        let passwordFile = secrets.file("dav.password")
-        let config = secrets.write(
-            "nimbusd.conf", "cloud {\n name \"dav\"\n type \"webdav\"\n url \"http://127.0.0.1:9/\"\n user \"me\"\n password_file \"\(passwordFile)\"\n}")
-        let environment = ["MPD_HOST": "127.0.0.1", "MPD_PORT": "9"]
-        let first = String(repeating: "a", count: 1 << 20)
-        XCTAssertEqual(try run(["authorize", "dav", "--config", config], input: first + "\n", environment: environment).0, 0)
-        var previous = first
-        var replaced = 0
-        for round in 0..<24 {
-            let next = String(repeating: String(UnicodeScalar(UInt8(98 + round % 24))), count: 1 << 20)
-            let (process, stdin, _, _) = try launch(["authorize", "dav", "--config", config], environment: environment)
-            stdin.fileHandleForWriting.write(Data((next + "\n").utf8))
-            try stdin.fileHandleForWriting.close()
-            usleep(useconds_t(round * 1500))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let saved = try String(contentsOfFile: passwordFile, encoding: .utf8)
-            XCTAssertTrue(saved == previous + "\n" || saved == next + "\n", "round \(round): a torn file of \(saved.utf8.count) bytes")
-            XCTAssertEqual(mode(passwordFile), 0o600)
-            if saved == next + "\n" {
-                replaced += 1
-                previous = next
-            }
-        }
-        XCTAssertGreaterThan(replaced, 0, "no round got as far as saving: the kills all came too early to test anything")
     }
 
     // MARK: authorization code with PKCE
@@ -266,16 +250,9 @@ final class AuthorizeTests: XCTestCase {
     }
 
     private func codeSignIn(_ provider: String, account: String, answer: (String) throws -> String?) throws -> (Int32, String, String, ServerProcess, String) {
-        let files = try drive()
-        let emulator = try CloudEmulator(provider: provider, root: files.path)
-        let secrets = TemporaryDirectory("nimbus-secrets")
-        let tokenFile = secrets.file("\(account).token")
-        let daemon = try ServerProcess(.nimbus, config: emulator.signInBlock(name: account, tokenFile: tokenFile))
-        keep += [files, emulator, secrets, daemon]
-        let (status, output, errors) = try interactive(
-            ["authorize", account, "--config", daemon.configPath], environment: ["MPD_HOST": "127.0.0.1", "MPD_PORT": "\(daemon.port)"],
-            answer: answer)
-        return (status, output, errors, daemon, tokenFile)
+        let (daemon, _) = try added(provider, account: account)
+        let (status, output, errors) = try interactive(["authorize", account] + at(daemon), environment: [:], answer: answer)
+        return (status, output, errors, daemon, daemon.directory.file("accounts/\(account).token"))
     }
 
     /// Dropbox shows the code; the user pastes it back.

@@ -13,8 +13,9 @@ struct DifferentialHarness {
         "playlistlength", "protocol", "searchcount", "searchplaylist", "stickernames",
         "stickernamestypes", "stickertypes",
     ]
-    /// Nimbus's own, for what MPD has no place for (offline pins, account health).
+    /// Nimbus's own, for what MPD has no place for (offline pins, cloud accounts and their sign-in).
     static let nimbusCommands = [
+        "accounttypes", "addaccount", "removeaccount", "signin", "signincancel", "signincode", "signinpassword", "signout",
         "listaccounts", "listpins", "pausepin", "pin", "pinplaylist", "pinstatus", "resumepin", "retrypin", "unpin", "unpinplaylist",
     ]
 

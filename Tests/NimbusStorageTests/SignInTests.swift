@@ -22,7 +22,8 @@ final class SignInTests: XCTestCase {
         XCTAssertEqual(onedrive.tokenURL, "http://t/token")
         XCTAssertEqual(onedrive.grantType, "urn:ietf:params:oauth:grant-type:device_code")
         let registry = CloudProviderRegistry.standard
-        XCTAssertEqual(registry.plugin(forType: "webdav")?.signIn([:]), .password)
+        XCTAssertEqual(registry.plugin(forType: "webdav")?.signIn(["user": "me"]), .password)
+        XCTAssertEqual(registry.plugin(forType: "webdav")?.signIn([:]), SignInMethod.none, "a share without a user")
         guard case .authorizationCode(let google) = registry.plugin(forType: "google-drive")?.signIn(["authorize_url": "http://a/"]) else {
             return XCTFail("Google Drive signs in with a code")
         }

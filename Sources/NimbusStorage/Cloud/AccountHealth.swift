@@ -51,11 +51,15 @@ public final class AccountHealth: Sendable {
     /// Why a sign-in is needed when the account's saved password or login is missing (nil:
     /// it is there, or the account keeps none).
     private let secretMissing: (@Sendable () -> String?)?
+    /// The user the account's settings or saved login name (a Nextcloud login names its
+    /// user only once signed in), read when nothing was learned otherwise.
+    private let settingsUser: (@Sendable () -> String?)?
 
     init(
         path: String?, user: String? = nil, credentials: OAuthTokens? = nil, identify: (@Sendable () -> String?)? = nil,
-        secretMissing: (@Sendable () -> String?)? = nil
+        secretMissing: (@Sendable () -> String?)? = nil, settingsUser: (@Sendable () -> String?)? = nil
     ) {
+        self.settingsUser = settingsUser
         self.path = path
         self.credentials = credentials
         self.identify = identify
@@ -76,8 +80,9 @@ public final class AccountHealth: Sendable {
         let now = Int64(Date().timeIntervalSince1970)
         let trouble = credentials?.trouble
         let missing = secretMissing?()
+        let named = settingsUser?()
         return record.withLock { record in
-            var report = Report(state: .ok, user: record.user, lastUpdate: record.lastUpdate)
+            var report = Report(state: .ok, user: record.user ?? named, lastUpdate: record.lastUpdate)
             if let reason = trouble?.signInNeeded ?? missing {
                 report.state = .signInNeeded
                 report.reason = reason

@@ -74,9 +74,11 @@ public final class CloudAccounts: Sendable {
                 return "sign-in needed — run: nimbus authorize \(name)"
             }
         }
+        var settingsUser: (@Sendable () -> String?)?
+        if let plugin { settingsUser = { plugin.configuredUser(settings) } }
         let health = AccountHealth(
             path: stateDirectory + "/" + account.name + ".health", user: plugin?.configuredUser(settings), credentials: tokens,
-            identify: identify, secretMissing: secretMissing)
+            identify: identify, secretMissing: secretMissing, settingsUser: settingsUser)
         return entries.withLock { entries in
             guard entries[account.name] == nil else { return false }
             entries[account.name] = Entry(account: account, health: health, tokens: tokens, addedAtRunTime: atRunTime)
