@@ -34,7 +34,7 @@ public struct FileIdentity: Sendable, Hashable {
 }
 
 public struct StorageError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable { case notFound, notADirectory, outsideRoot, invalidName, io }
+    public enum Kind: Sendable { case notFound, notADirectory, outsideRoot, invalidName, io, permission }
     public let kind: Kind
     public let message: String
     public init(_ kind: Kind, _ message: String) {

@@ -10,6 +10,7 @@ final class CommandTableTests: XCTestCase {
     /// One check per command; the table test fails when a command lacks one.
     static let checks = baseChecks.merging(CheckHelpers.queue) { $1 }.merging(CheckHelpers.player) { $1 }
         .merging(CheckHelpers.storedPlaylists) { $1 }.merging(CheckHelpers.rest) { $1 }
+        .merging(CheckHelpers.accounts) { $1 }
 
     static let baseChecks: [String: Check] = [
         "binarylimit": { _, c in XCTAssertEqual(try c.request("binarylimit 128"), ["OK"]) },
@@ -41,7 +42,12 @@ final class CommandTableTests: XCTestCase {
         "unpin": { _, c in XCTAssertEqual(try c.request("unpin x"), ["ACK [50@0] {unpin} \"x\" is not pinned"]) },
         "unpinplaylist": { _, c in XCTAssertEqual(try c.request("unpinplaylist x"), ["ACK [50@0] {unpinplaylist} playlist \"x\" is not pinned"]) },
         "close": { _, c in XCTAssertEqual(try c.sendAndReadUntilClosed("close\n"), "") },
-        "commands": { _, c in XCTAssertEqual(try c.request("commands").first, "command: add") },
+        "commands": { _, c in
+            let commands = try c.request("commands")
+            XCTAssertEqual(commands.last, "OK")
+            XCTAssertEqual(commands.dropLast(), commands.dropLast().sorted(), "in name order, Nimbus's own among MPD's")
+            XCTAssertTrue(commands.contains("command: add"))
+        },
         "config": { s, c in
             XCTAssertEqual(
                 try s.connectLocal().request("config"),

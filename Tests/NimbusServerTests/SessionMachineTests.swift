@@ -32,6 +32,21 @@ final class SessionMachineTests: XCTestCase {
         case .close(let reason): return "close \(reason)"
         case .finish: return "finish"
         case .kill: return "kill"
+        case .rejectLongLine(let command): return "reject \(command)"
+        }
+    }
+
+    /// Feeds `text` however many reads it takes (an overlong line is dropped as it comes).
+    private func pour(_ text: String) {
+        var bytes = ArraySlice(Array(text.utf8))
+        while !bytes.isEmpty {
+            let (fits, count) = machine.receive { buffer in
+                let count = min(buffer.count, bytes.count)
+                buffer.copyBytes(from: bytes.prefix(count))
+                return count
+            }
+            guard fits, count > 0 else { return XCTFail("no room with \(bytes.count) bytes left") }
+            bytes = bytes.dropFirst(count)
         }
     }
 
@@ -140,10 +155,24 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(next(), "close commandListTooLong")
     }
 
-    func testALineLongerThanTheBufferDoesNotFit() {
-        feed(String(repeating: "x", count: SessionMachine.inputCapacity))
+    /// MPD closes the connection; Nimbus drops the line through its newline, answers an ACK
+    /// naming its command, and goes on with the next line.
+    func testALineLongerThanTheBufferIsDroppedAndAnsweredThenTheNextLineRuns() {
+        pour("addaccount " + String(repeating: "x", count: SessionMachine.inputCapacity))
+        XCTAssertNil(next(), "the line has not ended yet")
+        pour(String(repeating: "y", count: 3 * SessionMachine.inputCapacity))
         XCTAssertNil(next())
-        XCTAssertFalse(machine.receive { _ in XCTFail("no room to read into"); return 0 }.fits)
+        pour("zzz\nping\n")
+        XCTAssertEqual(next(), "reject addaccount")
+        XCTAssertEqual(next(), "execute ping @0 deferrable")
+    }
+
+    func testAnOverlongLineInACommandListDropsTheList() {
+        feed("command_list_begin\nping\n")
+        XCTAssertNil(next(), "collecting")
+        pour(String(repeating: "x", count: SessionMachine.inputCapacity + 10) + "\nstatus\n")
+        XCTAssertEqual(next(), "reject ")
+        XCTAssertEqual(next(), "execute status @0 deferrable")
     }
 
     func testConsumedLinesMakeRoomForMore() {

@@ -140,7 +140,8 @@ enum AccountCommands {
             do throws(SignInError) {
                 try flows.password(request, password)
             } catch {
-                throw ProtocolError(.password, error.description)
+                if case .refused = error { throw ProtocolError(.password, error.description) }
+                throw ProtocolError(.system, error.description)
             }
             return { ResponseWriter() }
         }

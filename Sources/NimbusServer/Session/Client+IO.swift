@@ -36,7 +36,7 @@ extension Client {
                 return recv(fd, buffer.baseAddress!, buffer.count, 0)
             }
             guard fits else {
-                context.logger.warning("[\(address)] request line too long; closing")
+                context.logger.warning("[\(address)] input buffer full of unanswered lines; closing")
                 closeNow()
                 return
             }

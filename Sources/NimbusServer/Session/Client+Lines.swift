@@ -28,6 +28,9 @@ extension Client {
             case .kill:
                 closeNow()
                 context.shutdown()
+            case .rejectLongLine(let command):
+                context.logger.warning("[\(address)] request line too long; dropped")
+                output.ack(.argument("Line too long"), index: 0, command: command)
             }
         }
     }
@@ -38,7 +41,6 @@ extension Client {
         case .commandDuringIdle: context.logger.warning("[\(address)] command during idle")
         case .idleInCommandList: context.logger.warning("[\(address)] not possible in command list: idle or noidle")
         case .commandListTooLong: context.logger.error("[\(address)] command list size is larger than the max")
-        case .lineTooLong: context.logger.warning("[\(address)] request line too long; closing")
         case .outputBufferFull: context.logger.error("[\(address)] Output buffer is full")
         }
     }

@@ -4,8 +4,9 @@ import NimbusProtocol
 /// MPD's line discipline for one connection as a value: bytes and events go in, actions come
 /// out, and nothing here touches a socket, so every rule is tested without one.
 ///
-/// The rules (MPD's client_process_line): a request line must fit the 8 KiB input buffer;
-/// `noidle` ends an idle with `OK` and is ignored otherwise; any other line during idle
+/// The rules (MPD's client_process_line): a request line must fit the 8 KiB input buffer
+/// (MPD closes the connection; Nimbus drops the line up to its newline and answers
+/// `Line too long`, so one oversized request loses nothing else); `noidle` ends an idle with `OK` and is ignored otherwise; any other line during idle
 /// closes the connection; `command_list_begin`/`command_list_ok_begin` … `command_list_end`
 /// collect lines up to `max_command_list_size` and run them in order, stopping at the first
 /// failure; a single command may answer later (deferred), and nothing more is read meanwhile.
@@ -26,10 +27,13 @@ struct SessionMachine {
         case finish
         /// Stop the daemon (`kill`).
         case kill
+        /// A line longer than the input buffer was dropped: answer an ACK for `command` (the
+        /// line's first word, when it had one) and go on with the next line.
+        case rejectLongLine(command: String)
     }
 
     enum CloseReason: Equatable {
-        case malformedRequest, commandDuringIdle, idleInCommandList, commandListTooLong, lineTooLong, outputBufferFull
+        case malformedRequest, commandDuringIdle, idleInCommandList, commandListTooLong, outputBufferFull
     }
 
     /// How an `execute` went.
@@ -71,6 +75,8 @@ struct SessionMachine {
     /// not copy it for every line).
     private var list = CommandListBuilder(okMode: false)
     private var listNext = 0
+    /// Set while the rest of an overlong line is dropped: the command it started with.
+    private var overlong: String?
     /// An action decided but not yet handed out (there is never more than one).
     private var queued: Action?
     /// Events that happened since the client last heard of them.
@@ -89,10 +95,15 @@ struct SessionMachine {
 
     // MARK: input
 
-    /// Lets `read` fill the free part of the buffer; false when there is no room, because
-    /// the pending line is longer than MPD allows (the connection must close).
+    /// Lets `read` fill the free part of the buffer; false when there is no room because
+    /// complete lines wait in all of it (they are taken once the client may go on). A pending
+    /// line longer than the buffer is dropped to make room (`rejectLongLine`).
     mutating func receive(_ read: (UnsafeMutableRawBufferPointer) -> Int) -> (fits: Bool, count: Int) {
         compact()
+        if inputCount == Self.inputCapacity, !input[..<inputCount].contains(0x0A) {
+            if overlong == nil { overlong = Self.commandWord(input[..<inputCount]) }
+            inputCount = 0
+        }
         let free = Self.inputCapacity - inputCount
         guard free > 0 else { return (false, 0) }
         let start = inputCount
@@ -155,6 +166,11 @@ struct SessionMachine {
                 executing = true
                 return .execute(line: list.line(index), index: index, deferrable: false)
             case .ready, .collecting, .idle:
+                if let command = overlong {
+                    guard dropThroughNewline(now: now) else { return nil }
+                    overlong = nil
+                    return take(rejectLongLine(command))
+                }
                 guard let line = takeLine(now: now) else { return nil }
                 if let action = handle(line) { return take(action) }
             }
@@ -168,6 +184,37 @@ struct SessionMachine {
         consumed = newline + 1
         lastActivity = now
         return line
+    }
+
+    /// Drops what arrived of an overlong line; true once its newline was dropped too.
+    private mutating func dropThroughNewline(now: UInt64) -> Bool {
+        guard let newline = input[consumed..<inputCount].firstIndex(of: 0x0A) else {
+            consumed = inputCount
+            return false
+        }
+        consumed = newline + 1
+        lastActivity = now
+        return true
+    }
+
+    /// An overlong line ended: an ACK as for a failed command (a command list being
+    /// collected is dropped with it; during idle it is a command like any other).
+    private mutating func rejectLongLine(_ command: String) -> Action {
+        switch mode {
+        case .idle: return .close(.commandDuringIdle)
+        case .collecting:
+            mode = .ready
+            list.reset(okMode: false)
+        default: break
+        }
+        return .rejectLongLine(command: command)
+    }
+
+    /// The first word of a line, if it looks like a command name (for the ACK's `{…}`).
+    static func commandWord(_ bytes: ArraySlice<UInt8>) -> String {
+        let word = bytes.prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A }
+        guard !word.isEmpty, word.count <= 32, word.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x5F || (0x30...0x39).contains($0) }) else { return "" }
+        return String(decoding: word, as: UTF8.self)
     }
 
     private mutating func handle(_ line: ArraySlice<UInt8>) -> Action? {

@@ -174,7 +174,7 @@ struct WebDAVProviderPlugin: CloudProviderPlugin {
             _ = try provider.item("")
         } catch {
             if error.message.contains("access denied") {
-                throw StorageError(.io, "the server refused the user \"\(user)\" with this password")
+                throw StorageError(.permission, "the server refused the user \"\(user)\" with this password")
             }
             throw error
         }

@@ -166,8 +166,10 @@ public final class SignInFlows: Sendable {
         do throws(StorageError) {
             try request.plugin.verify(password: password, request.settings)
         } catch {
-            end(flow, .failed("\(request.account): \(error.message)"))
-            throw .failed(error.message.hasPrefix(request.account) ? error.message : "\(request.account): \(error.message)")
+            let message = error.message.hasPrefix(request.account) ? error.message : "\(request.account): \(error.message)"
+            let failure: SignInError = error.kind == .permission ? .refused(message) : .failed(message)
+            end(flow, failure)
+            throw failure
         }
         try finish(flow, Array((password + "\n").utf8))
     }

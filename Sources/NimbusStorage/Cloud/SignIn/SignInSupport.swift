@@ -9,6 +9,8 @@ public enum SignInError: Error, Equatable, CustomStringConvertible {
     case denied
     case expired
     case invalidClient(String)
+    /// The server refused the password (it is not saved).
+    case refused(String)
     case failed(String)
 
     public var description: String {
@@ -18,7 +20,7 @@ public enum SignInError: Error, Equatable, CustomStringConvertible {
         case .expired: return "The code expired before it was entered; run nimbus authorize again for a new one."
         case .invalidClient(let detail):
             return "The provider does not know this app (\(detail)); check client_id (and client_secret) in the cloud block."
-        case .failed(let detail): return detail
+        case .refused(let detail), .failed(let detail): return detail
         }
     }
 }
