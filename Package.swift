@@ -31,6 +31,8 @@ let package = Package(
         cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
         cLibrary("COpus", "opus", ["libopus-dev"]),
         cLibrary("CExpat", "expat", ["libexpat1-dev"]),
+        cLibrary("CWebSockets", "libwebsockets", ["libwebsockets-dev"]),
+        cLibrary("CZlib", "zlib", ["zlib1g-dev"]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -96,6 +98,11 @@ let package = Package(
                 "CChromaprint",
             ],
             swiftSettings: strict),
+        // The web page: HTTP and WebSocket through libwebsockets on a thread of its own, the
+        // page's files built into the binary, each WebSocket bridged to an MPD session.
+        .target(
+            name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib"], resources: [.embedInCode("Assets")],
+            swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
         .target(
             name: "NimbusServer",
@@ -110,7 +117,7 @@ let package = Package(
             name: "NimbusDaemon",
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
-                "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf",
+                "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
@@ -145,6 +152,7 @@ let package = Package(
         .testTarget(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
+        .testTarget(name: "NimbusWebTests", dependencies: ["NimbusWeb"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),

@@ -35,6 +35,7 @@ struct ConfigReader {
             switch block.name {
             case "audio_output": config.audioOutputs.append(block)
             case "cloud": config.cloudAccounts.append(block)
+            case "web": config.web = try WebConfiguration.read(block, warnings: &warnings)
             case let name where Self.ignoredMPDBlocks.contains(name):
                 warn(block.location, "'\(name)' blocks are not supported by Nimbus; ignored")
             default:

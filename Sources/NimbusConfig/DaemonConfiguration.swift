@@ -62,6 +62,7 @@ public struct DaemonConfiguration: Sendable {
     public var zeroconfName = "Music Player @ %h"
     public var audioOutputs: [ConfigBlock] = []
     public var cloudAccounts: [ConfigBlock] = []
+    public var web = WebConfiguration()
     /// Problems worth a log line that do not stop the daemon (unknown keys, ignored options).
     public var warnings: [String] = []
 

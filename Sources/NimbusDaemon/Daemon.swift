@@ -14,6 +14,7 @@ import NimbusSources
 import NimbusStickers
 import NimbusStorage
 import NimbusSupport
+import NimbusWeb
 import NimbusZeroconf
 
 /// The composition root: builds every service from the configuration and wires them. The
@@ -39,6 +40,8 @@ public final class Daemon {
     private var pendingRestore = false
     private var stopped = false
     private var announcer: ServiceAnnouncer?
+    /// The web page's server; nil when `web { enabled "no" }` or it could not listen.
+    private var web: WebServer?
     /// After a clean shutdown (the executable exits here).
     private let onShutdown: @CoreActor () -> Void
 
@@ -162,8 +165,10 @@ public final class Daemon {
                 library: library, root: configuration.musicDirectory, depth: configuration.autoUpdateDepth,
                 logger: logger.domain("inotify"))
         }
+        startWebPage()
         logger.notice(
-            "Nimbus \(Version.string) ready on \(server.listeningOn.joined(separator: ", ")); protocol \(ProtocolVersion.current)")
+            "Nimbus \(Version.string) ready on \(server.listeningOn.joined(separator: ", ")); protocol \(ProtocolVersion.current)"
+                + (web.map { "; web page " + $0.listeningOn.joined(separator: ", ") } ?? ""))
         logTrafficPeriodically(previous: nil)
         announceOnTheLAN()
     }
@@ -177,6 +182,7 @@ public final class Daemon {
             logger.domain("cache").notice("traffic: \(summary)")
         }
         announcer?.stop()
+        web?.stop()
         server.stop()
         offline.stop()
         credentialWatch?.stop()
@@ -214,6 +220,28 @@ public final class Daemon {
             // Mounted or not, a file of the library's tree is looked up in the database.
             guard SongLocation(entry.song.uri, isMount: { _ in false }).isInLibrary else { return entry.song }
             return StoragePath.isSafe(entry.song.uri) ? database.song(at: entry.song.uri) : nil
+        }
+    }
+
+    /// The web page, on its own port: each of its WebSockets becomes an MPD session of this
+    /// server through a socket pair (the page's end for the web thread, ours adopted here).
+    private func startWebPage() {
+        guard configuration.web.enabled else { return }
+        let settings = WebServer.Settings(
+            addresses: configuration.web.addresses(mpd: configuration.bindAddresses), port: configuration.web.port,
+            hosts: HostCheck(extraNames: configuration.web.hosts))
+        let server = server
+        do {
+            web = try WebServer(settings: settings, logger: logger.domain("web")) { peer in
+                var fds: [Int32] = [-1, -1]
+                guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0
+                else { return nil }
+                let ours = fds[1]
+                Task { @CoreActor in server.adopt(fd: ours, peer: "web " + peer) }
+                return fds[0]
+            }
+        } catch {
+            logger.error("web page: \(error.description); the page is off (the MPD port is not affected)")
         }
     }
 

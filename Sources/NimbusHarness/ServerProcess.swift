@@ -67,6 +67,7 @@ public final class ServerProcess {
             bind_to_address "\(directory.path)/socket"
             port "\(port)"
             zeroconf_enabled "no"
+            \(kind == .nimbus && !body.contains("web {") ? "web {\n    enabled \"no\"\n}" : "")
             \(nullOutput ? "audio_output {\n    type \"null\"\n    name \"null\"\n}" : "")
             \(body)
 

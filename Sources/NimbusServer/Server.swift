@@ -102,8 +102,20 @@ public final class Server {
         }
     }
 
-    private func register(fd: Int32, isLocal: Bool) {
-        let address = isLocal ? ListeningSocket.peerCredentials(of: fd) : ListeningSocket.peerAddress(of: fd)
+    /// Serves one end of a connected socket pair as a network client (`default_permissions`,
+    /// counted within `max_connections`): the web page's WebSocket, whose server carries the
+    /// bytes of the other end. `peer` names it in the log.
+    public func adopt(fd: Int32, peer: String) {
+        guard clients.count < context.settings.maxConnections else {
+            context.logger.error("Max connections reached")
+            close(fd)
+            return
+        }
+        register(fd: fd, isLocal: false, address: peer)
+    }
+
+    private func register(fd: Int32, isLocal: Bool, address known: String? = nil) {
+        let address = known ?? (isLocal ? ListeningSocket.peerCredentials(of: fd) : ListeningSocket.peerAddress(of: fd))
         let client = Client(fd: fd, isLocal: isLocal, address: address, server: self)
         do {
             // Unwatched when the client closes, which releases this strong capture.

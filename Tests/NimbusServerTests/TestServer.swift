@@ -40,6 +40,7 @@ final class TestServer: @unchecked Sendable {
         configuration.bindAddresses = ["127.0.0.1", directory.file("socket")]
         configuration.port = 0
         configuration.zeroconfEnabled = false
+        configuration.web.enabled = false
         configure(&configuration)
         let frozen = configuration, flag = shutDown
         self.directory = directory
