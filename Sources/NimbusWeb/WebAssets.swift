@@ -32,7 +32,7 @@ public struct WebAssets: Sendable {
     /// The shipped page.
     public static let standard = WebAssets([
         ("index.html", PackageResources.index_html), ("app.js", PackageResources.app_js), ("mpd.js", PackageResources.mpd_js),
-        ("style.css", PackageResources.style_css),
+        ("style.css", PackageResources.style_css), ("icon.svg", PackageResources.icon_svg),
     ])
 
     /// The asset a request path names: `/` is the page, `/NAME` one of its files; anything
@@ -40,6 +40,7 @@ public struct WebAssets: Sendable {
     public func asset(forPath path: String) -> Asset? {
         let path = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         if path == "/" || path.isEmpty { return assets["index.html"] }
+        if path == "/favicon.ico" { return assets["icon.svg"] }
         guard path.hasPrefix("/"), path.utf8.count <= 128 else { return nil }
         let name = String(path.dropFirst())
         guard !name.contains("/"), !name.contains("%"), !name.hasPrefix(".") else { return nil }

@@ -16,6 +16,24 @@ for (const element of document.querySelectorAll('[data-text]')) element.textCont
 for (const element of document.querySelectorAll('[data-label]')) element.setAttribute('aria-label', t(element.dataset.label));
 
 const $ = (id) => document.getElementById(id);
+
+// Icons as paths (a font may lack the media symbols); drawn in the text colour.
+const icons = {
+  play: 'M8 5v14l11-7z',
+  pause: 'M6 5h4v14H6zM14 5h4v14h-4z',
+  next: 'M6 6l8.5 6L6 18zM16 6h2v12h-2z',
+  previous: 'M18 6l-8.5 6 8.5 6zM6 6h2v12H6z',
+};
+function setIcon(button, name) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', icons[name]);
+  svg.append(path);
+  button.replaceChildren(svg);
+}
+for (const button of document.querySelectorAll('[data-icon]')) setIcon(button, button.dataset.icon);
 const clock = (seconds) => {
   const whole = Math.max(0, Math.floor(seconds || 0));
   const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = String(whole % 60).padStart(2, '0');
@@ -31,7 +49,7 @@ async function refreshStatus() {
   status = await mpd.record('status');
   shownAt = performance.now();
   const playing = status.state === 'play';
-  $('toggle').textContent = playing ? '⏸' : '▶';
+  setIcon($('toggle'), playing ? 'pause' : 'play');
   $('toggle').setAttribute('aria-label', t(playing ? 'pause' : 'play'));
   $('volume').value = status.volume ?? 0;
   $('volume').disabled = status.volume === undefined;

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""The web page in headless Chromium, as a person on a phone and on a laptop uses it.
+
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR
+Prints one JSON object: the time from navigation to the first shown song, what the page
+showed, whether Play (found by its accessible name) started playback, whether a song added by
+another client appeared in the queue without a reload, horizontal overflow at 360x740 and
+1280x800, and every message the browser logged at SEVERE level (JavaScript errors).
+Screenshots of each page at both sizes are written to ARTIFACTS_DIR.
+"""
+import json
+import os
+import socket
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+os.makedirs(artifacts, exist_ok=True)
+
+
+def mpd(*commands):
+    """Answers of MPD commands sent over TCP, as another client."""
+    with socket.create_connection(("127.0.0.1", mpd_port), timeout=10) as connection:
+        reader = connection.makefile("rb")
+        reader.readline()
+        answers = []
+        for command in commands:
+            connection.sendall(command.encode() + b"\n")
+            lines = []
+            while True:
+                line = reader.readline().decode().rstrip("\n")
+                lines.append(line)
+                if line == "OK" or line.startswith("ACK "):
+                    break
+            answers.append(lines)
+        return answers
+
+
+def wait(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    return None
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
+                 "--window-size=360,740", "--user-data-dir=" + os.path.join(artifacts, "profile")):
+    options.add_argument(argument)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+result = {}
+try:
+    driver.set_window_size(360, 740)
+    driver.get(page)
+    shown = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('now-title').textContent;"
+        "return t && t !== '…' ? performance.now() : null;"))
+    result["firstShownMs"] = shown
+    result["title"] = driver.find_element(By.ID, "now-title").text
+    result["labels"] = [element.get_attribute("aria-label") or element.text
+                        for element in driver.find_elements(By.CSS_SELECTOR, "button, input, nav a")]
+    driver.save_screenshot(os.path.join(artifacts, "now-360.png"))
+    result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
+    result["played"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
+    result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
+    result["titleAfterPlay"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('now-title').textContent; return t === 'Dusk' ? t : null;"))
+
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
+    before = len(driver.find_elements(By.CSS_SELECTOR, "#queue-list li"))
+    mpd('add "Alpha Band/First Light/02 - Noon.mp3"')
+    result["queueFollowed"] = bool(wait(lambda: driver.execute_script(
+        "return [...document.querySelectorAll('#queue-list li')].some((item) => item.textContent.includes('Noon'))")))
+    result["queueBefore"] = before
+    driver.save_screenshot(os.path.join(artifacts, "queue-360.png"))
+
+    driver.set_window_size(1280, 800)
+    driver.save_screenshot(os.path.join(artifacts, "queue-1280.png"))
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#now']").click()
+    driver.save_screenshot(os.path.join(artifacts, "now-1280.png"))
+    result["overflow1280"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+finally:
+    driver.quit()
+print(json.dumps(result))

@@ -1,0 +1,38 @@
+import Foundation
+import NimbusHarness
+import XCTest
+
+/// The web page in Debian's headless Chromium through selenium: what plays is shown, Play
+/// (found by its accessible name) plays, a song another client adds appears in the queue
+/// without a reload, nothing overflows at 360×740 or 1280×800, and the browser logs no
+/// JavaScript error. Screenshots of each page at both sizes are kept as artifacts
+/// (`.build/artifacts/web`).
+final class WebBrowserTests: XCTestCase {
+    func testThePageShowsWhatPlaysAndFollowsOtherClients() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
+        let port = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(port)\"\n}", musicDirectory: try Fixtures.library())
+        try daemon.waitForDatabase(songs: 12)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("add \"Alpha Band/First Light/03 - Dusk.wav\""), ["OK"])
+        let artifacts = Fixtures.repositoryRoot + "/.build/artifacts/web"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
+        let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts])
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
+        XCTAssertNotNil(result["firstShownMs"] as? Double, "the page never showed the song")
+        XCTAssertEqual(result["title"] as? String, "Nothing is playing", "stopped: no current song, as currentsong says")
+        XCTAssertEqual(result["titleAfterPlay"] as? String, "Dusk")
+        let labels = Set(result["labels"] as? [String] ?? [])
+        for name in ["Play", "Next", "Previous", "Volume", "Queue"] { XCTAssertTrue(labels.contains(name), "\(name) in \(labels)") }
+        XCTAssertEqual(result["played"] as? Bool, true, "Play did not start playback")
+        XCTAssertEqual(result["pauseShown"] as? Bool, true, "the page did not learn it plays")
+        XCTAssertEqual(result["queueFollowed"] as? Bool, true, "a song added over TCP did not appear")
+        XCTAssertEqual(result["overflow360"] as? Bool, false, "horizontal scrolling at 360 px")
+        XCTAssertEqual(result["overflow1280"] as? Bool, false, "horizontal scrolling at 1280 px")
+        for shot in ["now-360", "queue-360", "now-1280", "queue-1280"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/\(shot).png"), shot)
+        }
+        _ = daemon
+    }
+}
