@@ -37,6 +37,9 @@ do {
     if wanted("offline") {
         notes += try OfflineBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("web") {
+        notes += try WebBenchmarks(quick: quick).run()
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }
