@@ -32,6 +32,9 @@ public struct WebAssets: Sendable {
     /// The shipped page.
     public static let standard = WebAssets([
         ("index.html", PackageResources.index_html), ("app.js", PackageResources.app_js), ("mpd.js", PackageResources.mpd_js),
+        ("ui.js", PackageResources.ui_js), ("strings.js", PackageResources.strings_js), ("now.js", PackageResources.now_js),
+        ("queue.js", PackageResources.queue_js), ("library.js", PackageResources.library_js),
+        ("accounts.js", PackageResources.accounts_js), ("offline.js", PackageResources.offline_js),
         ("style.css", PackageResources.style_css), ("icon.svg", PackageResources.icon_svg),
     ])
 

@@ -35,4 +35,38 @@ final class WebBrowserTests: XCTestCase {
         }
         _ = daemon
     }
+
+    /// The cloud journey of the page: sign in from Accounts (the daemon runs the device flow;
+    /// the emulator approves), the account's songs in the Library, an album kept offline and its
+    /// download followed to completion, a search by a word of a title.
+    func testSigningInKeepingAnAlbumOfflineAndSearchingFromThePage() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
+        let drive = TemporaryDirectory("nimbus-web-drive")
+        try FileManager.default.createDirectory(atPath: drive.file("Album"), withIntermediateDirectories: true)
+        for index in 1...2 {
+            let wav = drive.file("Album/\(index).wav")
+            try AudioFixtures.writeRampWAV(to: wav, frames: 44_100)
+            try runTool("flac", ["-s", "-f", "-T", "TITLE=Song \(index)", "-o", drive.file("Album/0\(index).flac"), wav])
+            try FileManager.default.removeItem(atPath: wav)
+        }
+        let emulator = try CloudEmulator(provider: "yandex-disk", root: drive.path)
+        try emulator.setDeviceSteps(["pending", "approve"])
+        let port = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(port)\"\n}")
+        let settings = emulator.signInSettings.map { "\"\($0.key)\" \"\($0.value)\"" }.joined(separator: " ")
+        XCTAssertEqual(try daemon.connect().request("addaccount yadisk yandex-disk " + settings), ["OK"])
+        let artifacts = Fixtures.repositoryRoot + "/.build/artifacts/web"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
+        let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "cloud", "yadisk"])
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
+        XCTAssertEqual(result["userCode"] as? String, "WXYZ-1234", "the device code is shown")
+        XCTAssertEqual(result["signedIn"] as? Bool, true)
+        XCTAssertEqual(result["libraryShowsAccount"] as? Bool, true, "the page turns to the account's songs")
+        XCTAssertEqual(result["pinCompleted"] as? Bool, true, "the album's download is followed to completion")
+        XCTAssertEqual(result["searchFound"] as? Bool, true)
+        XCTAssertEqual(result["overflow360"] as? Bool, false)
+        XCTAssertTrue(try daemon.connect().request("listpins").contains("state: completed"))
+        _ = (drive, emulator)
+    }
 }

@@ -53,11 +53,14 @@ final class RequestSyntaxTests: XCTestCase {
         XCTAssertEqual(try client.sendAndReadUntilClosed("ping\na-b\nping\n"), "OK\nACK [5@0] {} Invalid word character\n")
     }
 
+    /// The longest line MPD takes is 8 KiB with its newline; a longer one is dropped and
+    /// answered (MPD closes the connection: Nimbus differs on purpose) and the next line runs.
     func testLineLimitIsEightKiBIncludingTheNewline() throws {
         let client = try server.connect()
         let longest = "ping " + String(repeating: "x", count: 8191 - 5)
         XCTAssertEqual(try client.request(longest), [#"ACK [2@0] {ping} wrong number of arguments for "ping""#])
-        XCTAssertEqual(try client.sendAndReadUntilClosed(longest + "x\n"), "")
+        XCTAssertEqual(try client.request(longest + "x"), ["ACK [2@0] {ping} Line too long"])
+        XCTAssertEqual(try client.request("ping"), ["OK"])
     }
 
     func testCloseFlushesEarlierResponses() throws {

@@ -2,9 +2,12 @@
 // as MPD writes them (key: value lines, `binary: N` chunks, OK or ACK). Between commands the
 // client idles, so changes arrive as they happen; no polling.
 export class MPD extends EventTarget {
-  constructor(url) {
+  /// `subsystems`: what the idle between commands waits for (Nimbus's `account` and
+  /// `offline` are sent only to clients that name them).
+  constructor(url, subsystems = '') {
     super();
     this.url = url;
+    this.idleLine = subsystems ? `idle ${subsystems}\n` : 'idle\n';
     this.pending = [];    // commands waiting for their answers, in order
     this.queued = [];     // commands not yet sent (sent after an idle ends)
     this.idling = false;
@@ -70,7 +73,7 @@ export class MPD extends EventTarget {
       this.idling = true;
       this.stopping = false;
       this.pending.push({ idle: true });
-      this.socket.send('idle\n');
+      this.socket.send(this.idleLine);
     }
   }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """The web page in headless Chromium, as a person on a phone and on a laptop uses it.
 
-Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT]
+With `cloud ACCOUNT` it signs in to that account from the Accounts page (the emulator approves
+the device code), keeps its Album folder offline from the Library and follows the download on
+the Offline page, and searches the library.
 Prints one JSON object: the time from navigation to the first shown song, what the page
 showed, whether Play (found by its accessible name) started playback, whether a song added by
 another client appeared in the queue without a reload, horizontal overflow at 360x740 and
@@ -19,6 +22,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
 os.makedirs(artifacts, exist_ok=True)
 
 
@@ -58,8 +62,40 @@ for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 result = {}
-try:
-    driver.set_window_size(360, 740)
+
+
+def text_of(selector):
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((element) => element.textContent).join('\\n')", selector)
+
+
+def cloud_scenario():
+    driver.get(page + "#accounts")
+    row = wait(lambda: cloud in text_of("#account-list li") and driver.find_elements(By.XPATH, "//li[contains(., '%s')]//button[text()='Sign in']" % cloud))
+    row[0].click()
+    result["userCode"] = wait(lambda: text_of(".signin-box .code"))
+    driver.save_screenshot(os.path.join(artifacts, "accounts-360.png"))
+    result["signedIn"] = bool(wait(lambda: "Signed in" in text_of("#signin"), 30))
+    result["libraryShowsAccount"] = bool(wait(lambda: location_is("#library") and "Album" in text_of("#library-list li"), 30))
+    button = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Keep offline Album']"))
+    button[0].click()
+    driver.get(page + "#offline")
+    result["pinCompleted"] = bool(wait(lambda: "%s/Album — completed" % cloud in text_of("#pin-list li"), 60))
+    driver.save_screenshot(os.path.join(artifacts, "offline-360.png"))
+    driver.get(page + "#library")
+    box = wait(lambda: driver.find_elements(By.ID, "search"))
+    box[0].send_keys("Song 2\n")
+    result["searchFound"] = bool(wait(lambda: "Song 2" in text_of("#library-list li")))
+    driver.save_screenshot(os.path.join(artifacts, "library-360.png"))
+    result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def location_is(hash_):
+    return driver.execute_script("return location.hash") == hash_
+
+
+def basic_scenario():
     driver.get(page)
     shown = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent;"
@@ -91,6 +127,14 @@ try:
     driver.save_screenshot(os.path.join(artifacts, "now-1280.png"))
     result["overflow1280"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
     result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+try:
+    driver.set_window_size(360, 740)
+    if cloud:
+        cloud_scenario()
+    else:
+        basic_scenario()
 finally:
     driver.quit()
 print(json.dumps(result))

@@ -1,0 +1,74 @@
+// Now playing: the song, a seek bar that moves between updates, the transport, volume, options.
+import { $, clock } from './ui.js';
+import { t } from './strings.js';
+
+const icons = {
+  play: 'M8 5v14l11-7z',
+  pause: 'M6 5h4v14H6zM14 5h4v14h-4z',
+  next: 'M6 6l8.5 6L6 18zM16 6h2v12h-2z',
+  previous: 'M18 6l-8.5 6 8.5 6zM6 6h2v12H6z',
+};
+
+/// Draws an icon into a button (a font may lack the media symbols), in the text colour.
+export function setIcon(button, name) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', icons[name]);
+  svg.append(path);
+  button.replaceChildren(svg);
+}
+
+export class NowPlaying {
+  constructor(mpd, run) {
+    this.mpd = mpd;
+    this.status = {};
+    this.shownAt = 0;
+    this.seeking = false;
+    for (const button of document.querySelectorAll('[data-icon]')) setIcon(button, button.dataset.icon);
+    $('toggle').addEventListener('click', () => run(this.status.state === 'play' ? 'pause 1' : 'play'));
+    $('next').addEventListener('click', () => run('next'));
+    $('previous').addEventListener('click', () => run('previous'));
+    $('volume').addEventListener('change', (event) => run(`setvol ${event.target.value}`));
+    $('position').addEventListener('input', () => { this.seeking = true; $('elapsed').textContent = clock($('position').value); });
+    $('position').addEventListener('change', async (event) => { this.seeking = false; await run(`seekcur ${event.target.value}`); });
+    for (const option of ['random', 'repeat', 'single', 'consume']) {
+      $(option).addEventListener('click', () => run(`${option} ${this.status[option] === '1' ? 0 : 1}`));
+    }
+    const tick = () => { this.showElapsed(); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  }
+
+  async refreshStatus() {
+    this.status = await this.mpd.record('status');
+    this.shownAt = performance.now();
+    const status = this.status, playing = status.state === 'play';
+    setIcon($('toggle'), playing ? 'pause' : 'play');
+    $('toggle').setAttribute('aria-label', t(playing ? 'pause' : 'play'));
+    $('volume').value = status.volume ?? 0;
+    $('volume').disabled = status.volume === undefined || status.volume === '-1';
+    for (const option of ['random', 'repeat', 'single', 'consume']) $(option).setAttribute('aria-pressed', String(status[option] === '1'));
+    $('position').max = status.duration || 0;
+    $('duration').textContent = clock(status.duration);
+    this.showElapsed();
+  }
+
+  async refreshSong() {
+    const song = await this.mpd.record('currentsong');
+    $('now-title').textContent = song.Title || song.Name || (song.file ? song.file.split('/').pop() : t('nothing'));
+    $('artist').textContent = song.Artist || '';
+    $('album').textContent = song.Album || '';
+    document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
+  }
+
+  showElapsed() {
+    if (this.seeking) return;
+    const status = this.status;
+    let elapsed = Number(status.elapsed || 0);
+    if (status.state === 'play') elapsed += (performance.now() - this.shownAt) / 1000;
+    elapsed = Math.min(elapsed, Number(status.duration || elapsed));
+    $('elapsed').textContent = clock(elapsed);
+    $('position').value = elapsed;
+  }
+}

@@ -1,0 +1,38 @@
+// The page's words, one table per language; the browser's language picks one (English
+// otherwise). Add a language by adding a table with the same keys.
+export const strings = {
+  en: {
+    now: 'Now playing', queue: 'Queue', library: 'Library', accounts: 'Accounts', offline: 'Offline', volume: 'Volume',
+    seek: 'Position', play: 'Play', pause: 'Pause', next: 'Next', previous: 'Previous', random: 'Random', repeat: 'Repeat',
+    single: 'Single', consume: 'Consume', options: 'Playback options', connecting: 'Connecting…', disconnected: 'Not connected',
+    nothing: 'Nothing is playing', search: 'Search', add: 'Add', playNow: 'Play now', keepOffline: 'Keep offline', up: 'Up',
+    home: 'Library', noResults: 'Nothing found', addAccount: 'Add account', type: 'Type', name: 'Name', create: 'Add',
+    signIn: 'Sign in', signOut: 'Sign out', remove: 'Remove', enterCode: 'Open {url} and enter the code {code}',
+    openLink: 'Open {url} and log in', openConsent: 'Open this address, allow access, and paste the code or the address it ends at:',
+    code: 'Code', password: 'Password', send: 'Send', waiting: 'Waiting for you to confirm…', signedIn: 'Signed in',
+    songs: 'songs', pause_: 'Pause', resume: 'Resume', retry: 'Retry', unpin: 'Remove', noPins: 'Nothing is kept offline yet.',
+    noAccounts: 'No cloud accounts yet.', cloud: 'cloud', clear: 'Clear queue',
+  },
+  ru: {
+    now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
+    seek: 'Позиция', play: 'Играть', pause: 'Пауза', next: 'Следующая', previous: 'Предыдущая', random: 'Случайно',
+    repeat: 'Повтор', single: 'Одна песня', consume: 'Удалять сыгранные', options: 'Режимы воспроизведения',
+    connecting: 'Подключение…', disconnected: 'Нет связи', nothing: 'Ничего не играет', search: 'Поиск', add: 'Добавить',
+    playNow: 'Играть сейчас', keepOffline: 'Хранить офлайн', up: 'Вверх', home: 'Фонотека', noResults: 'Ничего не найдено',
+    addAccount: 'Добавить облако', type: 'Тип', name: 'Имя', create: 'Добавить', signIn: 'Войти', signOut: 'Выйти',
+    remove: 'Удалить', enterCode: 'Откройте {url} и введите код {code}', openLink: 'Откройте {url} и войдите',
+    openConsent: 'Откройте этот адрес, разрешите доступ и вставьте код или адрес, на котором всё закончилось:',
+    code: 'Код', password: 'Пароль', send: 'Отправить', waiting: 'Ждём подтверждения…', signedIn: 'Вход выполнен',
+    songs: 'песен', pause_: 'Пауза', resume: 'Продолжить', retry: 'Повторить', unpin: 'Удалить',
+    noPins: 'Пока ничего не хранится офлайн.', noAccounts: 'Облаков пока нет.', cloud: 'облако', clear: 'Очистить очередь',
+  },
+};
+
+const language = (navigator.languages || [navigator.language]).map((tag) => tag.slice(0, 2)).find((tag) => strings[tag]) || 'en';
+export const lang = language;
+
+/// A string in the page's language, with {name} filled from `values`.
+export function t(key, values = {}) {
+  const text = strings[language][key] ?? strings.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => values[name] ?? '');
+}
