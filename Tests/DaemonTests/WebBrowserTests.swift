@@ -69,4 +69,23 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertTrue(try daemon.connect().request("listpins").contains("state: completed"))
         _ = (drive, emulator)
     }
+
+    /// With a `password` and no permission without it, the page asks for the password, shows
+    /// the daemon's refusal of a wrong one, and works once the right one is given.
+    func testThePageAsksForThePassword() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
+        let port = freePort()
+        let daemon = try ServerProcess(
+            .nimbus, config: "web {\n    port \"\(port)\"\n}\npassword \"letmein@read,add,control\"\ndefault_permissions \"\"")
+        let artifacts = Fixtures.repositoryRoot + "/.build/artifacts/web-login"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
+        let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "login", "letmein"])
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["askedForPassword"] as? Bool, true)
+        XCTAssertEqual(result["refusedShown"] as? String, "incorrect password")
+        XCTAssertEqual(result["loggedIn"] as? Bool, true)
+        XCTAssertEqual(result["title"] as? String, "Nothing is playing")
+        XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
+        _ = daemon
+    }
 }

@@ -1,13 +1,10 @@
 // The page's shell: the connection, the pages and what wakes them. Each page is a module;
 // all of them speak MPD through one connection that idles between commands.
 import { MPD } from './mpd.js';
-import { $ } from './ui.js';
+import { $, quote } from './ui.js';
 import { t, lang } from './strings.js';
 import { NowPlaying } from './now.js';
 import { Queue } from './queue.js';
-import { Library } from './library.js';
-import { Accounts } from './accounts.js';
-import { Offline } from './offline.js';
 
 document.documentElement.lang = lang;
 for (const element of document.querySelectorAll('[data-text]')) element.textContent = t(element.dataset.text);
@@ -30,9 +27,15 @@ async function run(line) {
 
 const now = new NowPlaying(mpd, run);
 const queue = new Queue(mpd, run);
-const library = new Library(mpd, run);
-const accounts = new Accounts(mpd, run, (name) => { location.hash = '#library'; return library.open(name); });
-const offline = new Offline(mpd, run);
+// The pages not on the first screen load after the playing song is shown.
+let library = null, accounts = null, offline = null;
+
+async function loadPages() {
+  const [{ Library }, { Accounts }, { Offline }] = await Promise.all([import('./library.js'), import('./accounts.js'), import('./offline.js')]);
+  library = new Library(mpd, run);
+  accounts = new Accounts(mpd, run, (name) => { location.hash = '#library'; return library.open(name); });
+  offline = new Offline(mpd, run);
+}
 
 async function refreshAccounts() {
   const list = await accounts.refresh();
@@ -63,20 +66,50 @@ async function follow(changed) {
   const any = (...names) => names.some((name) => changed.has(name));
   if (any('player', 'mixer', 'options', 'playlist')) await now.refreshStatus();
   if (any('player', 'playlist')) { await now.refreshSong(); await queue.refresh(now.status.songid); }
+  if (!library) return;
   if (any('database', 'mount')) await library.open(library.path);
   if (any('account', 'database')) await refreshAccounts();
   if (any('offline')) await offline.refresh();
 }
 mpd.addEventListener('close', () => { $('connection').textContent = t('disconnected'); });
 
+/// With a `password` in the daemon's config and no permission to read without it, the page
+/// asks for it, as any MPD client would: the daemon's answer to `password` decides.
+async function logIn() {
+  for (;;) {
+    try {
+      return await now.refreshStatus();
+    } catch (error) {
+      if (!/permission/.test(error.message)) throw error;
+    }
+    $('login').hidden = false;
+    $('login-password').focus();
+    const password = await new Promise((resolve) => {
+      $('login').onsubmit = (event) => { event.preventDefault(); resolve($('login-password').value); };
+    });
+    try {
+      await mpd.command(`password ${quote(password)}`);
+      $('login').hidden = true;
+      $('problem').textContent = '';
+    } catch (error) {
+      $('problem').textContent = error.message;
+    }
+  }
+}
+
 async function start() {
   showPage();
   $('connection').textContent = t('connecting');
+  performance.mark('nimbus:start');
   await mpd.connect();
+  performance.mark('nimbus:greeted');
   $('connection').textContent = '';
-  await now.refreshStatus();
+  await logIn();
+  performance.mark('nimbus:status');
   await now.refreshSong();
+  performance.mark('nimbus:song');
   await queue.refresh(now.status.songid);
+  await loadPages();
   await refreshAccounts();
   await library.open('');
   await offline.refresh();

@@ -69,7 +69,7 @@ export class MPD extends EventTarget {
       this.pending.push(entry);
       this.socket.send(entry.line + '\n');
     }
-    if (!this.pending.length) {
+    if (!this.pending.length && !this.idleRefused) {
       this.idling = true;
       this.stopping = false;
       this.pending.push({ idle: true });
@@ -100,10 +100,18 @@ export class MPD extends EventTarget {
       const entry = this.pending.shift();
       if (entry && entry.idle) {
         this.idling = false;
+        // Without permission to read (a password not given yet) idle is refused: not again
+        // until a command succeeds.
+        if (answer.error) this.idleRefused = true;
         const changed = answer.fields.filter(([key]) => key === 'changed').map(([, value]) => value);
         if (changed.length) this.dispatchEvent(new CustomEvent('changed', { detail: changed }));
       } else if (entry) {
-        if (answer.error) entry.reject(new Error(answer.error)); else entry.resolve(answer);
+        if (answer.error) {
+          entry.reject(new Error(answer.error));
+        } else {
+          this.idleRefused = false;
+          entry.resolve(answer);
+        }
       }
       if (!this.pending.length) this.flush();
     }

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """The web page in headless Chromium, as a person on a phone and on a laptop uses it.
 
-Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT]
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD]
 With `cloud ACCOUNT` it signs in to that account from the Accounts page (the emulator approves
 the device code), keeps its Album folder offline from the Library and follows the download on
-the Offline page, and searches the library.
+the Offline page, and searches the library. With `login PASSWORD` it answers the page's
+password prompt, wrongly first.
 Prints one JSON object: the time from navigation to the first shown song, what the page
 showed, whether Play (found by its accessible name) started playback, whether a song added by
 another client appeared in the queue without a reload, horizontal overflow at 360x740 and
@@ -23,6 +24,7 @@ from selenium.webdriver.common.by import By
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
+password = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "login" else None
 os.makedirs(artifacts, exist_ok=True)
 
 
@@ -91,19 +93,42 @@ def cloud_scenario():
     result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+def login_scenario():
+    driver.get(page)
+    result["askedForPassword"] = bool(wait(lambda: driver.execute_script("return !document.getElementById('login').hidden")))
+    box = driver.find_element(By.ID, "login-password")
+    box.send_keys("wrong\n")
+    result["refusedShown"] = wait(lambda: driver.execute_script("return document.getElementById('problem').textContent"))
+    box.clear()
+    box.send_keys(password + "\n")
+    result["loggedIn"] = bool(wait(lambda: driver.execute_script("return document.getElementById('login').hidden")))
+    result["title"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('now-title').textContent; return t && t !== '…' ? t : null;"))
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
 def location_is(hash_):
     return driver.execute_script("return location.hash") == hash_
 
 
 def basic_scenario():
+    # A first visit in a browser that is already running: the browser warmed up on a blank
+    # page, nothing of the page in its cache.
+    driver.get("about:blank")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     driver.get(page)
     shown = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent;"
         "return t && t !== '…' ? performance.now() : null;"))
     result["firstShownMs"] = shown
+    result["marks"] = driver.execute_script(
+        "return performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])"
+        ".concat(performance.getEntriesByType('resource').map((r) => [r.name.split('/').pop(), Math.round(r.startTime), Math.round(r.responseEnd)]))")
     result["title"] = driver.find_element(By.ID, "now-title").text
     result["labels"] = [element.get_attribute("aria-label") or element.text
                         for element in driver.find_elements(By.CSS_SELECTOR, "button, input, nav a")]
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
     driver.save_screenshot(os.path.join(artifacts, "now-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
 
@@ -133,6 +158,8 @@ try:
     driver.set_window_size(360, 740)
     if cloud:
         cloud_scenario()
+    elif password:
+        login_scenario()
     else:
         basic_scenario()
 finally:
