@@ -35,6 +35,7 @@ public struct WebAssets: Sendable {
         ("ui.js", PackageResources.ui_js), ("strings.js", PackageResources.strings_js), ("now.js", PackageResources.now_js),
         ("queue.js", PackageResources.queue_js), ("library.js", PackageResources.library_js),
         ("accounts.js", PackageResources.accounts_js), ("offline.js", PackageResources.offline_js),
+        ("playlists.js", PackageResources.playlists_js), ("settings.js", PackageResources.settings_js),
         ("style.css", PackageResources.style_css), ("icon.svg", PackageResources.icon_svg),
     ])
 

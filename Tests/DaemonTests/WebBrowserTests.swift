@@ -30,7 +30,11 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["queueFollowed"] as? Bool, true, "a song added over TCP did not appear")
         XCTAssertEqual(result["overflow360"] as? Bool, false, "horizontal scrolling at 360 px")
         XCTAssertEqual(result["overflow1280"] as? Bool, false, "horizontal scrolling at 1280 px")
-        for shot in ["now-360", "queue-360", "now-1280", "queue-1280"] {
+        XCTAssertEqual(result["playlistSaved"] as? Bool, true, "the queue saved from the page is a stored playlist")
+        XCTAssertEqual(result["playlistShown"] as? Bool, true, "and the page lists it")
+        XCTAssertEqual(result["statsSongs"] as? String, "12", "the daemon's statistics")
+        XCTAssertEqual(result["crossfadeSet"] as? Bool, true, "crossfade set from the page")
+        for shot in ["now-360", "queue-360", "now-1280", "queue-1280", "playlists-360", "settings-360"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/\(shot).png"), shot)
         }
         _ = daemon

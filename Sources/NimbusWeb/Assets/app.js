@@ -28,13 +28,16 @@ async function run(line) {
 const now = new NowPlaying(mpd, run);
 const queue = new Queue(mpd, run);
 // The pages not on the first screen load after the playing song is shown.
-let library = null, accounts = null, offline = null;
+let library = null, accounts = null, offline = null, playlists = null, settings = null;
 
 async function loadPages() {
-  const [{ Library }, { Accounts }, { Offline }] = await Promise.all([import('./library.js'), import('./accounts.js'), import('./offline.js')]);
+  const [{ Library }, { Accounts }, { Offline }, { Playlists }, { Settings }] = await Promise.all(
+    ['./library.js', './accounts.js', './offline.js', './playlists.js', './settings.js'].map((module) => import(module)));
   library = new Library(mpd, run);
   accounts = new Accounts(mpd, run, (name) => { location.hash = '#library'; return library.open(name); });
   offline = new Offline(mpd, run);
+  playlists = new Playlists(mpd, run);
+  settings = new Settings(mpd, run);
 }
 
 async function refreshAccounts() {
@@ -64,12 +67,14 @@ mpd.addEventListener('changed', (event) => follow(new Set(event.detail)).catch((
 /// Brings the pages up to date with what changed.
 async function follow(changed) {
   const any = (...names) => names.some((name) => changed.has(name));
-  if (any('player', 'mixer', 'options', 'playlist')) await now.refreshStatus();
+  if (any('player', 'mixer', 'options', 'playlist', 'update')) await now.refreshStatus();
   if (any('player', 'playlist')) { await now.refreshSong(); await queue.refresh(now.status.songid); }
   if (!library) return;
   if (any('database', 'mount')) await library.open(library.path);
   if (any('account', 'database')) await refreshAccounts();
   if (any('offline')) await offline.refresh();
+  if (any('stored_playlist')) await playlists.refresh();
+  if (any('options', 'update', 'database')) await settings.refresh(now.status);
 }
 mpd.addEventListener('close', () => { $('connection').textContent = t('disconnected'); });
 
@@ -113,5 +118,7 @@ async function start() {
   await refreshAccounts();
   await library.open('');
   await offline.refresh();
+  await playlists.refresh();
+  await settings.refresh(now.status);
 }
 start().catch(() => { $('connection').textContent = t('disconnected'); });

@@ -11,7 +11,11 @@ export const strings = {
     openLink: 'Open {url} and log in', openConsent: 'Open this address, allow access, and paste the code or the address it ends at:',
     code: 'Code', password: 'Password', send: 'Send', waiting: 'Waiting for you to confirm…', signedIn: 'Signed in',
     songs: 'songs', pause_: 'Pause', resume: 'Resume', retry: 'Retry', unpin: 'Remove', noPins: 'Nothing is kept offline yet.',
-    noAccounts: 'No cloud accounts yet.', cloud: 'cloud', clear: 'Clear queue',
+    noAccounts: 'No cloud accounts yet.', cloud: 'cloud', clear: 'Clear queue', playlists: 'Playlists', settings: 'Settings',
+    load: 'Load', rename: 'Rename', noPlaylists: 'No playlists yet.', saveAs: 'Save queue as', save: 'Save',
+    replaygain: 'ReplayGain', crossfade: 'Crossfade (s)', mixrampdb: 'MixRamp threshold (dB)', update: 'Update library',
+    updating: 'Updating…', songCount: 'Songs', albums: 'Albums', artists: 'Artists', uptime: 'Running for', protocol: 'Protocol',
+    off: 'Off', track: 'Track', album: 'Album', auto: 'Auto',
   },
   ru: {
     now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
@@ -25,6 +29,10 @@ export const strings = {
     code: 'Код', password: 'Пароль', send: 'Отправить', waiting: 'Ждём подтверждения…', signedIn: 'Вход выполнен',
     songs: 'песен', pause_: 'Пауза', resume: 'Продолжить', retry: 'Повторить', unpin: 'Удалить',
     noPins: 'Пока ничего не хранится офлайн.', noAccounts: 'Облаков пока нет.', cloud: 'облако', clear: 'Очистить очередь',
+    playlists: 'Плейлисты', settings: 'Настройки', load: 'Загрузить', rename: 'Переименовать', noPlaylists: 'Плейлистов пока нет.',
+    saveAs: 'Сохранить очередь как', save: 'Сохранить', replaygain: 'ReplayGain', crossfade: 'Плавный переход (с)',
+    mixrampdb: 'Порог MixRamp (дБ)', update: 'Обновить фонотеку', updating: 'Обновление…', songCount: 'Песни', albums: 'Альбомы',
+    artists: 'Исполнители', uptime: 'Работает', protocol: 'Протокол', off: 'Выкл.', track: 'Трек', album: 'Альбом', auto: 'Авто',
   },
 };
 

@@ -146,6 +146,23 @@ def basic_scenario():
     result["queueBefore"] = before
     driver.save_screenshot(os.path.join(artifacts, "queue-360.png"))
 
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#playlists']").click()
+    name = wait(lambda: driver.find_elements(By.ID, "save-name"))[0]
+    name.send_keys("From the page\n")
+    result["playlistSaved"] = bool(wait(lambda: any("playlist: From the page" in line for line in mpd("listplaylists")[0])))
+    result["playlistShown"] = bool(wait(lambda: "From the page" in text_of("#playlist-list li")))
+    driver.save_screenshot(os.path.join(artifacts, "playlists-360.png"))
+
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#settings']").click()
+    result["statsSongs"] = wait(lambda: driver.execute_script(
+        "const d = [...document.querySelectorAll('#stats div')].find((row) => row.textContent.startsWith('Songs'));"
+        "return d ? d.querySelector('dd').textContent : null;"))
+    box = driver.find_element(By.ID, "crossfade")
+    box.clear()
+    box.send_keys("3\t")
+    result["crossfadeSet"] = bool(wait(lambda: "xfade: 3" in mpd("status")[0]))
+    driver.save_screenshot(os.path.join(artifacts, "settings-360.png"))
+
     driver.set_window_size(1280, 800)
     driver.save_screenshot(os.path.join(artifacts, "queue-1280.png"))
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#now']").click()

@@ -1,0 +1,28 @@
+// Settings: ReplayGain, crossfade and MixRamp, the library update with its progress, the
+// daemon's statistics and protocol version.
+import { $, h, clock } from './ui.js';
+import { t } from './strings.js';
+
+export class Settings {
+  constructor(mpd, run) {
+    this.mpd = mpd;
+    this.run = run;
+    $('replaygain').addEventListener('change', (event) => run(`replay_gain_mode ${event.target.value}`));
+    $('crossfade').addEventListener('change', (event) => run(`crossfade ${Math.max(0, Math.round(Number(event.target.value) || 0))}`));
+    $('mixrampdb').addEventListener('change', (event) => run(`mixrampdb ${Number(event.target.value) || 0}`));
+    $('update').addEventListener('click', () => run('update'));
+  }
+
+  async refresh(status) {
+    const gain = await this.mpd.record('replay_gain_status');
+    $('replaygain').value = gain.replay_gain_mode || 'off';
+    $('crossfade').value = status.xfade || 0;
+    $('mixrampdb').value = status.mixrampdb || 0;
+    $('update-state').textContent = status.updating_db ? t('updating') : '';
+    $('update').disabled = Boolean(status.updating_db);
+    const stats = await this.mpd.record('stats');
+    $('stats').replaceChildren(
+      ...[['songCount', stats.songs], ['albums', stats.albums], ['artists', stats.artists], ['uptime', clock(stats.uptime)],
+        ['protocol', this.mpd.version]].map(([key, value]) => h('div', {}, h('dt', { text: t(key) }), h('dd', { text: value ?? '' }))));
+  }
+}
