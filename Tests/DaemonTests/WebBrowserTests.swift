@@ -34,6 +34,9 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["playlistShown"] as? Bool, true, "and the page lists it")
         XCTAssertEqual(result["statsSongs"] as? String, "12", "the daemon's statistics")
         XCTAssertEqual(result["crossfadeSet"] as? Bool, true, "crossfade set from the page")
+        XCTAssertEqual(result["longQueue"] as? Int, 10_002, "two songs and 10,000 more")
+        XCTAssertLessThanOrEqual(result["rowsDrawn"] as? Int ?? .max, 120, "only the rows in view are drawn")
+        XCTAssertEqual(result["lastReached"] as? Bool, true, "scrolling reaches the last song")
         for shot in ["now-360", "queue-360", "now-1280", "queue-1280", "playlists-360", "settings-360"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/\(shot).png"), shot)
         }

@@ -48,6 +48,7 @@ async function refreshAccounts() {
 function showPage() {
   const page = (location.hash || '#now').slice(1);
   for (const section of document.querySelectorAll('main > section')) section.hidden = section.id !== page;
+  if (page === 'queue') { queue.drawn = ''; queue.draw(); }
   for (const link of document.querySelectorAll('nav a')) {
     if (link.hash === '#' + page) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
   }

@@ -1,20 +1,58 @@
-// The queue: every entry, the playing one marked; play, remove or clear.
+// The queue: every entry, the playing one marked; play, move, remove, clear. However long it
+// is, only the rows in view are drawn (a 10,000-song queue scrolls like a short one).
 import { $, h, songName } from './ui.js';
 import { t } from './strings.js';
+
+/// Each row's height in CSS pixels (style.css gives `.queue-row` the same).
+const rowHeight = 48;
 
 export class Queue {
   constructor(mpd, run) {
     this.mpd = mpd;
     this.run = run;
+    this.songs = [];
+    this.current = null;
+    this.drawn = '';
     $('clear').addEventListener('click', () => run('clear'));
+    const redraw = () => this.draw();
+    window.addEventListener('scroll', redraw, { passive: true });
+    window.addEventListener('resize', redraw);
   }
 
   async refresh(current) {
-    const songs = await this.mpd.records('playlistinfo', 'file');
-    $('queue-list').replaceChildren(...songs.map((song) => h('li', { 'aria-current': song.Id === current ? 'true' : null },
-      h('button', { class: 'row-main', text: [song.Artist, songName(song)].filter(Boolean).join(' — '), 'aria-label': `${t('play')} ${songName(song)}`,
+    this.songs = await this.mpd.records('playlistinfo', 'file');
+    this.current = current;
+    this.drawn = '';
+    this.draw();
+  }
+
+  /// The rows in view (and a screen above and below), placed where they belong.
+  draw() {
+    const list = $('queue-list');
+    if (list.closest('section').hidden && this.drawn) return;
+    list.style.height = `${this.songs.length * rowHeight}px`;
+    const top = list.getBoundingClientRect().top + window.scrollY;
+    const first = Math.max(0, Math.floor((window.scrollY - top) / rowHeight) - 20);
+    const last = Math.min(this.songs.length, first + Math.ceil(window.innerHeight / rowHeight) + 40);
+    const key = `${first}:${last}`;
+    if (key === this.drawn) return;
+    this.drawn = key;
+    const rows = [];
+    for (let index = first; index < last; index++) rows.push(this.row(this.songs[index], index));
+    list.replaceChildren(...rows);
+  }
+
+  row(song, index) {
+    const name = songName(song);
+    const row = h('li', { class: 'queue-row', 'aria-current': song.Id === this.current ? 'true' : null,
+      'aria-posinset': index + 1, 'aria-setsize': this.songs.length },
+      h('button', { class: 'row-main', text: [song.Artist, name].filter(Boolean).join(' — '), 'aria-label': `${t('play')} ${name}`,
         onclick: () => this.run(`playid ${song.Id}`) }),
-      h('button', { class: 'row-action', text: '×', 'aria-label': `${t('remove')} ${songName(song)}`, onclick: () => this.run(`deleteid ${song.Id}`) }),
-    )));
+      index > 0 ? h('button', { class: 'row-action', text: '↑', 'aria-label': `${t('moveUp')} ${name}`, onclick: () => this.run(`moveid ${song.Id} ${index - 1}`) }) : null,
+      h('button', { class: 'row-action', text: '×', 'aria-label': `${t('remove')} ${name}`, onclick: () => this.run(`deleteid ${song.Id}`) }),
+    );
+    // Through the CSSOM: the page's Content-Security-Policy allows no inline style attribute.
+    row.style.top = `${index * rowHeight}px`;
+    return row;
   }
 }

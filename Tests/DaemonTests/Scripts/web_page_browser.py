@@ -163,6 +163,17 @@ def basic_scenario():
     result["crossfadeSet"] = bool(wait(lambda: "xfade: 3" in mpd("status")[0]))
     driver.save_screenshot(os.path.join(artifacts, "settings-360.png"))
 
+    # A queue of 10,000 songs: only the rows in view are drawn, and the last one is reached.
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
+    mpd("\n".join(["command_list_begin"] + ['add "Alpha Band/First Light/03 - Dusk.wav"'] * 10_000 + ["command_list_end"]))
+    total = wait(lambda: driver.execute_script(
+        "const row = document.querySelector('#queue-list li'); return row && Number(row.getAttribute('aria-setsize')) >= 10000 ? Number(row.getAttribute('aria-setsize')) : null"), 30)
+    result["longQueue"] = total
+    result["rowsDrawn"] = driver.execute_script("return document.querySelectorAll('#queue-list li').length")
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    result["lastReached"] = bool(wait(lambda: driver.execute_script(
+        "return !!document.querySelector(`#queue-list li[aria-posinset='${arguments[0]}']`)", total)))
+
     driver.set_window_size(1280, 800)
     driver.save_screenshot(os.path.join(artifacts, "queue-1280.png"))
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#now']").click()
