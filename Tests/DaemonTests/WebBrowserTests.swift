@@ -25,6 +25,8 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["titleAfterPlay"] as? String, "Dusk")
         let labels = Set(result["labels"] as? [String] ?? [])
         for name in ["Play", "Next", "Previous", "Volume", "Queue"] { XCTAssertTrue(labels.contains(name), "\(name) in \(labels)") }
+        XCTAssertEqual(result["outputSwitched"] as? Bool, true, "the output switched off from the page")
+        XCTAssertEqual(result["outputBack"] as? Bool, true, "and on again")
         XCTAssertEqual(result["played"] as? Bool, true, "Play did not start playback")
         XCTAssertEqual(result["pauseShown"] as? Bool, true, "the page did not learn it plays")
         XCTAssertEqual(result["queueFollowed"] as? Bool, true, "a song added over TCP did not appear")

@@ -70,6 +70,7 @@ async function follow(changed) {
   const any = (...names) => names.some((name) => changed.has(name));
   if (any('player', 'mixer', 'options', 'playlist', 'update')) await now.refreshStatus();
   if (any('player', 'playlist')) { await now.refreshSong(); await queue.refresh(now.status.songid); }
+  if (any('output')) await now.refreshOutputs(run);
   if (!library) return;
   if (any('database', 'mount')) await library.open(library.path);
   if (any('account', 'database')) await refreshAccounts();
@@ -115,6 +116,7 @@ async function start() {
   await now.refreshSong();
   performance.mark('nimbus:song');
   await queue.refresh(now.status.songid);
+  await now.refreshOutputs(run);
   await loadPages();
   await refreshAccounts();
   await library.open('');

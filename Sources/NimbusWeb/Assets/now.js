@@ -1,5 +1,5 @@
 // Now playing: the song, a seek bar that moves between updates, the transport, volume, options.
-import { $, clock } from './ui.js';
+import { $, h, clock } from './ui.js';
 import { t } from './strings.js';
 
 const icons = {
@@ -60,6 +60,15 @@ export class NowPlaying {
     $('artist').textContent = song.Artist || '';
     $('album').textContent = song.Album || '';
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
+  }
+
+  /// The outputs, each a switch (`toggleoutput`).
+  async refreshOutputs(run) {
+    const outputs = await this.mpd.records('outputs', 'outputid');
+    $('outputs').replaceChildren(...outputs.map((output) => h('button', {
+      'aria-pressed': String(output.outputenabled === '1'), text: output.outputname,
+      onclick: () => run(`toggleoutput ${output.outputid}`),
+    })));
   }
 
   showElapsed() {

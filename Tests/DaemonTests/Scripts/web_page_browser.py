@@ -132,6 +132,12 @@ def basic_scenario():
     driver.save_screenshot(os.path.join(artifacts, "now-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
 
+    output = wait(lambda: driver.find_elements(By.XPATH, "//div[@id='outputs']/button[text()='null']"))
+    output[0].click()
+    result["outputSwitched"] = bool(wait(lambda: "outputenabled: 0" in mpd("outputs")[0]))
+    wait(lambda: driver.find_elements(By.XPATH, "//div[@id='outputs']/button[@aria-pressed='false']"))[0].click()
+    result["outputBack"] = bool(wait(lambda: "outputenabled: 1" in mpd("outputs")[0]))
+
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
     result["played"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
