@@ -23,6 +23,7 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertNotNil(result["firstShownMs"] as? Double, "the page never showed the song")
         XCTAssertEqual(result["title"] as? String, "Nothing is playing", "stopped: no current song, as currentsong says")
         XCTAssertEqual(result["titleAfterPlay"] as? String, "Dusk")
+        XCTAssertGreaterThan(result["coverWidth"] as? Int ?? 0, 0, "the album's cover.png is shown")
         let labels = Set(result["labels"] as? [String] ?? [])
         for name in ["Play", "Next", "Previous", "Volume", "Queue"] { XCTAssertTrue(labels.contains(name), "\(name) in \(labels)") }
         XCTAssertEqual(result["outputSwitched"] as? Bool, true, "the output switched off from the page")

@@ -113,6 +113,8 @@ async function start() {
   $('connection').textContent = '';
   await logIn();
   performance.mark('nimbus:status');
+  // Covers come in chunks of this size (MPD's default is 8 KiB).
+  await run('binarylimit 1048576');
   await now.refreshSong();
   performance.mark('nimbus:song');
   await queue.refresh(now.status.songid);

@@ -1,5 +1,5 @@
 // Now playing: the song, a seek bar that moves between updates, the transport, volume, options.
-import { $, h, clock } from './ui.js';
+import { $, h, clock, quote } from './ui.js';
 import { t } from './strings.js';
 
 const icons = {
@@ -56,10 +56,46 @@ export class NowPlaying {
 
   async refreshSong() {
     const song = await this.mpd.record('currentsong');
+    if (song.file !== this.coverOf) {
+      this.coverOf = song.file;
+      this.showCover(song.file).catch(() => {});
+    }
     $('now-title').textContent = song.Title || song.Name || (song.file ? song.file.split('/').pop() : t('nothing'));
     $('artist').textContent = song.Artist || '';
     $('album').textContent = song.Album || '';
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
+  }
+
+  /// The song's cover, read with `albumart` (the folder's cover file) or else `readpicture`
+  /// (a picture in the file), in chunks as MPD sends them; nothing when it has none.
+  async showCover(file) {
+    const image = $('cover');
+    if (this.coverURL) URL.revokeObjectURL(this.coverURL);
+    this.coverURL = null;
+    image.hidden = true;
+    if (!file) return;
+    for (const command of ['albumart', 'readpicture']) {
+      const chunks = [];
+      let offset = 0, size = 1, type = '';
+      try {
+        while (offset < size && offset < 8 << 20) {
+          const answer = await this.mpd.command(`${command} ${quote(file)} ${offset}`);
+          const fields = Object.fromEntries(answer.fields);
+          if (!answer.binary.length || !fields.size) break;
+          size = Number(fields.size);
+          type = fields.type || type;
+          chunks.push(answer.binary[0]);
+          offset += answer.binary[0].length;
+        }
+      } catch {
+        continue;
+      }
+      if (!chunks.length || file !== this.coverOf) continue;
+      this.coverURL = URL.createObjectURL(new Blob(chunks, type ? { type } : {}));
+      image.src = this.coverURL;
+      image.hidden = false;
+      return;
+    }
   }
 
   /// The outputs, each a switch (`toggleoutput`).

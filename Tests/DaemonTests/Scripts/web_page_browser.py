@@ -143,6 +143,8 @@ def basic_scenario():
     result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
     result["titleAfterPlay"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent; return t === 'Dusk' ? t : null;"))
+    result["coverWidth"] = wait(lambda: driver.execute_script(
+        "const c = document.getElementById('cover'); return !c.hidden && c.complete ? c.naturalWidth : null;"))
 
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
     before = len(driver.find_elements(By.CSS_SELECTOR, "#queue-list li"))
