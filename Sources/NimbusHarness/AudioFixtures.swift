@@ -4,6 +4,19 @@ import Foundation
 /// exactly which frames were played.
 public enum AudioFixtures {
     /// 16-bit stereo at 44.1 kHz: left = frame & 0xFFFF, right = frame >> 16.
+    /// `DIRECTORY/Album/01.flac`, `02.flac` …: lossless ramps titled `Song 1`, `Song 2` …, the
+    /// drive the cloud and sign-in tests serve. `frames` gives each song's length.
+    public static func writeTitledFLACAlbum(in directory: String, songs: Int = 2, frames: (Int) -> Int = { _ in 44_100 }) throws {
+        let album = directory + "/Album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        for index in 1...songs {
+            let wav = album + "/\(index).wav"
+            try writeRampWAV(to: wav, frames: frames(index))
+            try runTool("flac", ["-s", "-f", "-T", "TITLE=Song \(index)", "-o", album + "/0\(index).flac", wav])
+            try FileManager.default.removeItem(atPath: wav)
+        }
+    }
+
     public static func writeRampWAV(to path: String, frames: Int, rate: Int = 44100) throws {
         try writeStereo16WAV(to: path, frames: frames, rate: rate) { frame in (UInt16(frame & 0xFFFF), UInt16(frame >> 16)) }
     }

@@ -27,7 +27,7 @@ public struct HostCheck: Sendable, Equatable {
     public static func systemHostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text(buffer)
     }
 
     /// Whether a request naming `host` (the `Host` header, port included) is for this box.

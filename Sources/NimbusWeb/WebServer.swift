@@ -68,8 +68,9 @@ public final class WebServer: Sendable {
             vhost.protocols = UnsafePointer(loop.protocols)
             vhost.options = info.options
             vhost.keepalive_timeout = 20
+            // libwebsockets keeps the pointer, not a copy: the string lives as long as the context.
             let iface = address == "any" ? nil : strdup(address)
-            defer { free(iface) }
+            loop.keep.append(iface)
             vhost.iface = UnsafePointer(iface)
             let name = strdup("nimbus-\(bound.count)")
             loop.keep.append(name)

@@ -19,13 +19,7 @@ final class AuthorizeTests: XCTestCase {
 
     private func drive() throws -> TemporaryDirectory {
         let drive = TemporaryDirectory("nimbus-signin-drive")
-        try FileManager.default.createDirectory(atPath: drive.file("Album"), withIntermediateDirectories: true)
-        for index in 1...2 {
-            let wav = drive.file("Album/\(index).wav")
-            try AudioFixtures.writeRampWAV(to: wav, frames: 44_100)
-            try runTool("flac", ["-s", "-f", "-T", "TITLE=Song \(index)", "-o", drive.file("Album/0\(index).flac"), wav])
-            try FileManager.default.removeItem(atPath: wav)
-        }
+        try AudioFixtures.writeTitledFLACAlbum(in: drive.path)
         return drive
     }
 

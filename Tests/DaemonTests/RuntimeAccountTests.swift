@@ -17,13 +17,7 @@ final class RuntimeAccountTests: XCTestCase {
     /// Two FLAC songs under Album/.
     private func drive() throws -> TemporaryDirectory {
         let drive = TemporaryDirectory("nimbus-runtime-drive")
-        try FileManager.default.createDirectory(atPath: drive.file("Album"), withIntermediateDirectories: true)
-        for index in 1...2 {
-            let wav = drive.file("Album/\(index).wav")
-            try AudioFixtures.writeRampWAV(to: wav, frames: 44_100 * index)
-            try runTool("flac", ["-s", "-f", "-T", "TITLE=Song \(index)", "-o", drive.file("Album/0\(index).flac"), wav])
-            try FileManager.default.removeItem(atPath: wav)
-        }
+        try AudioFixtures.writeTitledFLACAlbum(in: drive.path) { 44_100 * $0 }
         return drive
     }
 

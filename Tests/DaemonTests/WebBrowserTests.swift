@@ -52,13 +52,7 @@ final class WebBrowserTests: XCTestCase {
     func testSigningInKeepingAnAlbumOfflineAndSearchingFromThePage() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
         let drive = TemporaryDirectory("nimbus-web-drive")
-        try FileManager.default.createDirectory(atPath: drive.file("Album"), withIntermediateDirectories: true)
-        for index in 1...2 {
-            let wav = drive.file("Album/\(index).wav")
-            try AudioFixtures.writeRampWAV(to: wav, frames: 44_100)
-            try runTool("flac", ["-s", "-f", "-T", "TITLE=Song \(index)", "-o", drive.file("Album/0\(index).flac"), wav])
-            try FileManager.default.removeItem(atPath: wav)
-        }
+        try AudioFixtures.writeTitledFLACAlbum(in: drive.path)
         let emulator = try CloudEmulator(provider: "yandex-disk", root: drive.path)
         try emulator.setDeviceSteps(["pending", "approve"])
         let port = freePort()

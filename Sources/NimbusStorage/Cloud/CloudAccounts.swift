@@ -49,13 +49,14 @@ public final class CloudAccounts: Sendable {
         self.cache = cache
         self.stateDirectory = stateDirectory
         self.logger = logger
-        for account in accounts where entries.withLock({ $0[account.name] == nil }) { add(account, atRunTime: false) }
+        for account in accounts { add(account, atRunTime: false) }
         try? FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
     }
 
     /// Adds an account (the config's at start, a client's later); false when the name is taken.
     @discardableResult
     public func add(_ account: Account, atRunTime: Bool) -> Bool {
+        guard entries.withLock({ $0[account.name] == nil }) else { return false }
         let plugin = providers.plugin(forType: account.type), settings = account.settings
         var tokens: OAuthTokens?
         if let plugin, let tokenURL = plugin.signIn(settings).tokenURL, let file = settings["token_file"] {
