@@ -9,6 +9,7 @@ import { Queue } from './queue.js';
 document.documentElement.lang = lang;
 for (const element of document.querySelectorAll('[data-text]')) element.textContent = t(element.dataset.text);
 for (const element of document.querySelectorAll('[data-label]')) element.setAttribute('aria-label', t(element.dataset.label));
+for (const element of document.querySelectorAll('[data-placeholder]')) element.placeholder = t(element.dataset.placeholder);
 
 const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account';
 const mpd = new MPD(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, subsystems);
