@@ -28,7 +28,7 @@ let package = Package(
         cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
         cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
         cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
-        cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
         cLibrary("COpus", "opus", ["libopus-dev"]),
         cLibrary("CExpat", "expat", ["libexpat1-dev"]),
         cLibrary("CWebSockets", "libwebsockets", ["libwebsockets-dev"]),
@@ -61,6 +61,9 @@ let package = Package(
             name: "NimbusDecoder",
             dependencies: ["NimbusInput", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile", "CFFmpeg"],
             swiftSettings: strict),
+        // Covers made small for the web page: any picture FFmpeg decodes, scaled and re-encoded as JPEG,
+        // with a byte-bounded memory of the results.
+        .target(name: "NimbusArtwork", dependencies: ["CFFmpeg"], swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
@@ -118,6 +121,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
+                "NimbusArtwork",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
@@ -153,6 +157,7 @@ let package = Package(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusWebTests", dependencies: ["NimbusWeb"], swiftSettings: strict),
+        .testTarget(name: "NimbusArtworkTests", dependencies: ["NimbusArtwork", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),

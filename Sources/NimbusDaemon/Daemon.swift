@@ -227,12 +227,20 @@ public final class Daemon {
     /// server through a socket pair (the page's end for the web thread, ours adopted here).
     private func startWebPage() {
         guard configuration.web.enabled else { return }
-        let settings = WebServer.Settings(
+        var settings = WebServer.Settings(
             addresses: configuration.web.addresses(mpd: configuration.bindAddresses), port: configuration.web.port,
             hosts: HostCheck(extraNames: configuration.web.hosts))
-        let server = server
+        settings.version = Version.string
+        for block in configuration.audioOutputs where block.value("type") == "httpd" {
+            settings.streams[block.value("name") ?? "httpd"] = Int(block.value("port") ?? "8000") ?? 8000
+        }
+        let server = server, library = library
+        // Covers over HTTP carry no session: they are served only where anyone may read.
+        let covers = WebCovers(logger: logger.domain("web")) { @CoreActor in
+            server.context.settings.defaultPermissions.contains(.read) ? (library.database, server.context.songs) : nil
+        }
         do {
-            web = try WebServer(settings: settings, logger: logger.domain("web")) { peer in
+            web = try WebServer(settings: settings, logger: logger.domain("web"), covers: covers.source) { peer in
                 var fds: [Int32] = [-1, -1]
                 guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0
                 else { return nil }

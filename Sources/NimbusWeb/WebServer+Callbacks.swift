@@ -1,4 +1,5 @@
 import CWebSockets
+import Foundation
 import Glibc
 
 /// What libwebsockets reports, on the web thread: HTTP requests for the page's files, the
@@ -12,6 +13,9 @@ extension WebServer {
             return writeBody(wsi)
         case LWS_CALLBACK_CLOSED_HTTP:
             loop.responses[key(wsi)] = nil
+            loop.pendingCovers[key(wsi)] = nil
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            sendCovers()
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return mayOpenSocket(wsi) ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
@@ -51,6 +55,14 @@ extension WebServer {
         }
         let isHead = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0
         guard isHead || lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0 else { return status(wsi, 405, "Method not allowed") }
+        if path == "/cover" { return coverRequest(wsi) }
+        if path == "/about.json" {
+            struct Stream: Encodable { let name: String, port: Int }
+            struct About: Encodable { let version: String, streams: [Stream] }
+            let streams = settings.streams.sorted { $0.key < $1.key }.map { Stream(name: $0.key, port: $0.value) }
+            let body = (try? JSONEncoder().encode(About(version: settings.version, streams: streams))).map { Array($0) } ?? Array("{}".utf8)
+            return respond(wsi, code: 200, type: "application/json", body: body, headers: [("cache-control:", "no-cache")])
+        }
         guard let asset = assets.asset(forPath: path) else { return status(wsi, 404, "Not found") }
         let notModified = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH) == asset.etag
         let gzip = asset.gzipped != nil && (header(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING)?.contains("gzip") ?? false)
@@ -59,16 +71,19 @@ extension WebServer {
         headers += [("x-content-type-options:", "nosniff"), ("referrer-policy:", "no-referrer"), ("vary:", "Accept-Encoding")]
         headers.append(("content-security-policy:", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; media-src *"))
         if gzip && !notModified { headers.append(("content-encoding:", "gzip")) }
-        guard writeHead(wsi, code: notModified ? 304 : 200, type: asset.type, length: body.count, headers: headers) else { return -1 }
-        if isHead || body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
-        loop.responses[key(wsi)] = HTTPResponse(body: body)
-        lws_callback_on_writable(wsi)
-        return 0
+        return respond(wsi, code: notModified ? 304 : 200, type: asset.type, body: body, headers: headers, headOnly: isHead)
     }
 
-    private func status(_ wsi: OpaquePointer, _ code: Int, _ message: String) -> Int32 {
-        let body = Array(message.utf8)
-        guard writeHead(wsi, code: code, type: "text/plain; charset=utf-8", length: body.count, headers: []) else { return -1 }
+    func status(_ wsi: OpaquePointer, _ code: Int, _ message: String, headers: [(String, String)] = []) -> Int32 {
+        respond(wsi, code: code, type: "text/plain; charset=utf-8", body: Array(message.utf8), headers: headers)
+    }
+
+    /// Writes the head now and the body as the connection takes it.
+    func respond(
+        _ wsi: OpaquePointer, code: Int, type: String, body: [UInt8], headers: [(String, String)], headOnly: Bool = false
+    ) -> Int32 {
+        guard writeHead(wsi, code: code, type: type, length: body.count, headers: headers) else { return -1 }
+        if headOnly || body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
         loop.responses[key(wsi)] = HTTPResponse(body: body)
         lws_callback_on_writable(wsi)
         return 0

@@ -18,6 +18,11 @@ public final class WebServer: Sendable {
         public var hosts: HostCheck
         /// The largest message a page may send (MPD's request lines are at most 8 KiB).
         public var maximumMessage = 64 * 1024
+        /// The httpd outputs' ports by output name, for "Listen here": MPD's protocol does not
+        /// tell a client where an httpd output streams, so the page reads `/about.json`.
+        public var streams: [String: Int] = [:]
+        /// The daemon's version, for the Settings page (the protocol tells only its own).
+        public var version = ""
 
         public init(addresses: [String], port: Int, hosts: HostCheck) {
             self.addresses = addresses
@@ -31,6 +36,9 @@ public final class WebServer: Sendable {
     let logger: Logger
     /// A new MPD session for a page at `peer`: the page's end of a connected socket pair.
     let connect: @Sendable (_ peer: String) -> Int32?
+    /// Covers for `/cover`; nil answers 404.
+    let covers: CoverSource?
+    let coverInbox = CoverInbox()
     /// The service thread's state (libwebsockets calls back on that thread only).
     let loop: ServiceLoop
     private let stopped = Atomic(false)
@@ -40,12 +48,14 @@ public final class WebServer: Sendable {
 
     /// Listens, or throws when no address could be bound.
     public init(
-        settings: Settings, assets: WebAssets = .standard, logger: Logger, connect: @escaping @Sendable (_ peer: String) -> Int32?
+        settings: Settings, assets: WebAssets = .standard, logger: Logger, covers: CoverSource? = nil,
+        connect: @escaping @Sendable (_ peer: String) -> Int32?
     ) throws(SystemError) {
         self.settings = settings
         self.assets = assets
         self.logger = logger
         self.connect = connect
+        self.covers = covers
         loop = ServiceLoop()
         lws_set_log_level(0, nil)
         var info = lws_context_creation_info()
@@ -88,6 +98,7 @@ public final class WebServer: Sendable {
             throw SystemError("web page: no address to listen on", code: EADDRINUSE)
         }
         loop.server = Unmanaged.passUnretained(self).toOpaque()
+        coverInbox.open(context)
         let thread = Thread { [self] in serve() }
         thread.name = "web"
         thread.start()
@@ -96,6 +107,7 @@ public final class WebServer: Sendable {
     private func serve() {
         guard let context = loop.context else { return }
         while !stopped.load(ordering: .acquiring) { if lws_service(context, 0) < 0 { break } }
+        coverInbox.close()
         loop.server = nil
         lws_context_destroy(context)
         loop.context = nil
@@ -121,6 +133,8 @@ final class ServiceLoop: @unchecked Sendable {
     var keep: [UnsafeMutablePointer<CChar>?] = []
     var responses: [UInt: HTTPResponse] = [:]
     var sessions: [UInt: WebSession] = [:]
+    var pendingCovers: [UInt: PendingCover] = [:]
+    var nextToken: UInt64 = 0
 
     init() {
         protocols = .allocate(capacity: 4)

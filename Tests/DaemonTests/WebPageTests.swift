@@ -122,6 +122,17 @@ final class WebPageTests: XCTestCase {
         let fragmented = try socket(port, "fragmented")
         XCTAssertTrue((fragmented["status"] as? String)?.contains("state: stop") == true, "\(fragmented)")
         XCTAssertEqual(fragmented["pong"] as? Bool, true)
+        XCTAssertEqual(try socket(port, "close")["code"] as? Int, 1000, "a normal close is answered in kind")
+        let reserved = try socket(port, "badopcode")
+        XCTAssertEqual(reserved["upgraded"] as? Bool, true)
+        XCTAssertEqual(reserved["code"] as? Int, 1002, "a reserved opcode is a protocol error that closes that connection")
+        // libwebsockets takes a client's unmasked frame (RFC 6455 says to close); masking
+        // protects proxies' caches, not the server, so the frame is served like any other.
+        let unmasked = try socket(port, "unmasked")
+        XCTAssertTrue(unmasked["code"] as? Int == 1002 || (unmasked["answer"] as? String ?? "").hasSuffix("OK\n"), "\(unmasked)")
+        let garbage = try socket(port, "garbage")
+        XCTAssertTrue((garbage["answer"] as? String ?? "").hasPrefix("HTTP/1.0 4"), "not HTTP: refused with a 4xx, \(garbage)")
+        XCTAssertEqual(try fetch(port, "/").status, 200, "the page is still served")
         XCTAssertEqual(try daemon.connect().request("ping"), ["OK"], "the daemon is unharmed")
     }
 

@@ -1,7 +1,7 @@
 // The page's shell: the connection, the pages and what wakes them. Each page is a module;
 // all of them speak MPD through one connection that idles between commands.
 import { MPD } from './mpd.js';
-import { $, quote } from './ui.js';
+import { $, quote, setLibraryVersion } from './ui.js';
 import { t, lang } from './strings.js';
 import { NowPlaying } from './now.js';
 import { Queue } from './queue.js';
@@ -41,6 +41,11 @@ async function loadPages() {
   settings = new Settings(mpd, run);
 }
 
+async function learnLibraryVersion() {
+  const stats = await run('stats');
+  if (stats) setLibraryVersion(Object.fromEntries(stats.fields).db_update);
+}
+
 async function refreshAccounts() {
   const list = await accounts.refresh();
   library.setClouds(list.map((account) => account.account));
@@ -73,10 +78,10 @@ async function follow(changed) {
   if (any('player', 'playlist')) { await now.refreshSong(); await queue.refresh(now.status.songid); }
   if (any('output')) await now.refreshOutputs(run);
   if (!library) return;
-  if (any('database', 'mount')) await library.open(library.path);
+  if (any('database', 'mount')) { await learnLibraryVersion(); await library.refresh(); }
   if (any('account', 'database')) await refreshAccounts();
   if (any('offline')) await offline.refresh();
-  if (any('stored_playlist')) await playlists.refresh();
+  if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());
   if (any('options', 'update', 'database')) await settings.refresh(now.status);
 }
 mpd.addEventListener('close', () => { $('connection').textContent = t('disconnected'); });
@@ -116,15 +121,16 @@ async function start() {
   performance.mark('nimbus:status');
   // Covers come in chunks of this size (MPD's default is 8 KiB).
   await run('binarylimit 1048576');
+  await learnLibraryVersion();
   await now.refreshSong();
   performance.mark('nimbus:song');
   await queue.refresh(now.status.songid);
   await now.refreshOutputs(run);
   await loadPages();
   await refreshAccounts();
-  await library.open('');
+  library.setPlaylists(await playlists.refresh());
+  await library.show('albums');
   await offline.refresh();
-  await playlists.refresh();
   await settings.refresh(now.status);
 }
 start().catch(() => { $('connection').textContent = t('disconnected'); });

@@ -1,5 +1,5 @@
 // Now playing: the song, a seek bar that moves between updates, the transport, volume, options.
-import { $, h, clock, quote } from './ui.js';
+import { $, h, clock, quote, coverURL } from './ui.js';
 import { t } from './strings.js';
 
 const icons = {
@@ -66,14 +66,25 @@ export class NowPlaying {
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
   }
 
-  /// The song's cover, read with `albumart` (the folder's cover file) or else `readpicture`
-  /// (a picture in the file), in chunks as MPD sends them; nothing when it has none.
+  /// The song's cover over HTTP, scaled by the daemon to the size shown (the folder's cover
+  /// file, else the picture in the song). Where HTTP covers are not served (a password
+  /// guards reading), it is read over the page's MPD session instead: `albumart`, then
+  /// `readpicture`, in chunks as MPD sends them.
   async showCover(file) {
     const image = $('cover');
     if (this.coverURL) URL.revokeObjectURL(this.coverURL);
     this.coverURL = null;
     image.hidden = true;
     if (!file) return;
+    const size = Math.round(Math.min(320, window.innerWidth) * (window.devicePixelRatio || 1));
+    // One transparent pixel is the daemon's "no cover here".
+    const loaded = await new Promise((resolve) => {
+      image.onload = () => resolve(image.naturalWidth > 1);
+      image.onerror = () => resolve(false);
+      image.src = coverURL({ uri: file }, size);
+    });
+    if (file !== this.coverOf) return;
+    if (loaded) { image.hidden = false; return; }
     for (const command of ['albumart', 'readpicture']) {
       const chunks = [];
       let offset = 0, size = 1, type = '';
@@ -92,19 +103,40 @@ export class NowPlaying {
       }
       if (!chunks.length || file !== this.coverOf) continue;
       this.coverURL = URL.createObjectURL(new Blob(chunks, type ? { type } : {}));
+      image.onload = image.onerror = null;
       image.src = this.coverURL;
       image.hidden = false;
       return;
     }
   }
 
-  /// The outputs, each a switch (`toggleoutput`).
+  /// The outputs, each a switch (`toggleoutput`); and "Listen here" for each enabled httpd
+  /// output, which plays its stream in this browser (the daemon says where: `/about.json`).
   async refreshOutputs(run) {
     const outputs = await this.mpd.records('outputs', 'outputid');
     $('outputs').replaceChildren(...outputs.map((output) => h('button', {
       'aria-pressed': String(output.outputenabled === '1'), text: output.outputname,
       onclick: () => run(`toggleoutput ${output.outputid}`),
     })));
+    if (!this.streams && outputs.some((output) => output.plugin === 'httpd')) {
+      this.streams = await fetch('/about.json').then((response) => response.json()).then((about) => about.streams).catch(() => []);
+    }
+    const enabled = new Set(outputs.filter((output) => output.outputenabled === '1').map((output) => output.outputname));
+    const streams = (this.streams || []).filter((stream) => enabled.has(stream.name));
+    if (this.listening && !streams.some((stream) => stream.name === this.listening)) this.listen(null);
+    $('listen').replaceChildren(...streams.map((stream) => h('button', {
+      'aria-pressed': String(this.listening === stream.name), text: `${t('listenHere')} · ${stream.name}`,
+      onclick: (event) => { this.listen(this.listening === stream.name ? null : stream); event.target.setAttribute('aria-pressed', String(this.listening === stream.name)); },
+    })));
+  }
+
+  /// Plays an httpd output's stream here, or stops (null).
+  listen(stream) {
+    const audio = $('listen-audio');
+    this.listening = stream ? stream.name : null;
+    if (!stream) { audio.pause(); audio.removeAttribute('src'); audio.load(); return; }
+    audio.src = `${location.protocol}//${location.hostname}:${stream.port}/`;
+    audio.play().catch((error) => { $('problem').textContent = error.message; });
   }
 
   showElapsed() {

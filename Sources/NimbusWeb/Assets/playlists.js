@@ -22,6 +22,7 @@ export class Playlists {
       playlists = [];
     }
     $('playlist-list').replaceChildren(...(playlists.length ? playlists.map((entry) => this.row(entry.playlist)) : [h('li', { text: t('noPlaylists') })]));
+    return playlists.map((entry) => entry.playlist);
   }
 
   row(name) {

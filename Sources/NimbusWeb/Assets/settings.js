@@ -21,8 +21,12 @@ export class Settings {
     $('update-state').textContent = status.updating_db ? t('updating') : '';
     $('update').disabled = Boolean(status.updating_db);
     const stats = await this.mpd.record('stats');
+    if (this.version === undefined) this.version = await fetch('/about.json').then((response) => response.json()).then((about) => about.version).catch(() => '');
+    const updated = Number(stats.db_update || 0);
     $('stats').replaceChildren(
-      ...[['songCount', stats.songs], ['albums', stats.albums], ['artists', stats.artists], ['uptime', clock(stats.uptime)],
-        ['protocol', this.mpd.version]].map(([key, value]) => h('div', {}, h('dt', { text: t(key) }), h('dd', { text: value ?? '' }))));
+      ...[['songCount', stats.songs], ['albums', stats.albums], ['artists', stats.artists], ['playtime', clock(stats.db_playtime)],
+        ['dbUpdated', updated ? new Date(updated * 1000).toLocaleString() : '—'], ['uptime', clock(stats.uptime)],
+        ['version', this.version ? `Nimbus ${this.version}` : ''], ['protocol', this.mpd.version]]
+        .map(([key, value]) => h('div', {}, h('dt', { text: t(key) }), h('dd', { text: value ?? '' }))));
   }
 }

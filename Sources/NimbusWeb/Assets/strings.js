@@ -16,6 +16,9 @@ export const strings = {
     replaygain: 'ReplayGain', crossfade: 'Crossfade (s)', mixrampdb: 'MixRamp threshold (dB)', update: 'Update library',
     updating: 'Updating…', songCount: 'Songs', albums: 'Albums', artists: 'Artists', uptime: 'Running for', protocol: 'Protocol',
     off: 'Off', track: 'Track', album: 'Album', auto: 'Auto',
+    insert: 'Play next', addToPlaylist: 'Add to playlist', newPlaylist: 'New playlist…', listenHere: 'Listen here',
+    searchHint: 'Title, artist, album…', genres: 'Genres', folders: 'Folders', priority: 'Priority', moveDown: 'Move down',
+    version: 'Version', dbUpdated: 'Library updated', playtime: 'Total time',
   },
   ru: {
     now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
@@ -33,6 +36,9 @@ export const strings = {
     saveAs: 'Сохранить очередь как', save: 'Сохранить', replaygain: 'ReplayGain', crossfade: 'Плавный переход (с)',
     mixrampdb: 'Порог MixRamp (дБ)', update: 'Обновить фонотеку', updating: 'Обновление…', songCount: 'Песни', albums: 'Альбомы',
     artists: 'Исполнители', uptime: 'Работает', protocol: 'Протокол', off: 'Выкл.', track: 'Трек', album: 'Альбом', auto: 'Авто',
+    insert: 'Играть следующей', addToPlaylist: 'Добавить в плейлист', newPlaylist: 'Новый плейлист…', listenHere: 'Слушать здесь',
+    searchHint: 'Название, исполнитель, альбом…', genres: 'Жанры', folders: 'Папки', priority: 'Приоритет', moveDown: 'Ниже',
+    version: 'Версия', dbUpdated: 'Фонотека обновлена', playtime: 'Общее время',
   },
 };
 

@@ -34,3 +34,15 @@ export function bytes(count) {
 
 /// A song's name as people read it.
 export const songName = (song) => song.Title || song.Name || (song.file || '').split('/').pop();
+
+/// The library's update time: part of every cover's address, so the browser may keep a
+/// cover for long and still sees a new one after an update.
+let libraryVersion = '';
+export function setLibraryVersion(version) { libraryVersion = String(version || ''); }
+
+/// The address of a cover the daemon scales to `size` pixels: of a song or folder (`uri`) or
+/// of an album (`album`, `artist`).
+export function coverURL(what, size) {
+  const query = new URLSearchParams({ ...what, size: String(size), v: libraryVersion });
+  return `/cover?${query.toString().replace(/\+/g, '%20')}`;
+}

@@ -111,6 +111,48 @@ def location_is(hash_):
     return driver.execute_script("return location.hash") == hash_
 
 
+def library_scenario():
+    """The album grid with covers the daemon scaled, an album's page, artists and genres."""
+    driver.find_element(By.CSS_SELECTOR, "nav a[href='#library']").click()
+    tile = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile button[aria-label='First Light — Alpha Band']"))
+    result["albumTiles"] = len(driver.find_elements(By.CSS_SELECTOR, "#library-list .tile"))
+    result["gridCover"] = wait(lambda: driver.execute_script(
+        "const image = document.querySelector(\"#library-list .tile button[aria-label='First Light — Alpha Band'] img\");"
+        "if (!image.complete || !image.naturalWidth) return null;"
+        "const entry = performance.getEntriesByName(image.currentSrc)[0];"
+        "return [image.naturalWidth, image.naturalHeight, entry ? entry.encodedBodySize : -1];"))
+    driver.save_screenshot(os.path.join(artifacts, "library-360.png"))
+    result["overflowLibrary360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    tile[0].click()
+    add = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Add First Light']"))
+    result["albumSongs"] = wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#library-list li")) > 1 and text_of("#library-list li"))
+    driver.save_screenshot(os.path.join(artifacts, "album-360.png"))
+    length = len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")])
+    add[0].click()
+    result["albumAdded"] = wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")]) - length or None)
+    driver.find_element(By.CSS_SELECTOR, "#library-views button[data-view='artists']").click()
+    result["artists"] = wait(lambda: "Alpha Band" in text_of("#library-list li") and text_of("#library-list li"))
+    driver.find_element(By.CSS_SELECTOR, "#library-views button[data-view='genres']").click()
+    result["genres"] = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list li button") and text_of("#library-list li"))
+    driver.find_elements(By.CSS_SELECTOR, "#library-list li button")[0].click()
+    result["genreAlbums"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile")))
+
+
+def queue_edits():
+    """Edits made in the page reach the daemon: priority, move, remove."""
+    rows = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2']"))
+    second = mpd("playlistinfo")[0]
+    ids = [line.split(": ")[1] for line in second if line.startswith("Id: ")]
+    rows[0].find_element(By.CSS_SELECTOR, "button[aria-label^='Priority']").click()
+    result["prioritySet"] = bool(wait(lambda: any(line == "Prio: 255" for line in mpd("playlistid %s" % ids[1])[0])))
+    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2'] button[aria-label^='Move up']"))[0].click()
+    result["movedUp"] = bool(wait(lambda: mpd("playlistinfo")[0] and
+                                  [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")][:2] == [ids[1], ids[0]]))
+    last = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='%d'] button[aria-label^='Remove']" % len(ids)))
+    last[0].click()
+    result["removed"] = bool(wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]) == len(ids) - 1))
+
+
 def basic_scenario():
     # A first visit in a browser that is already running: the browser warmed up on a blank
     # page, nothing of the page in its cache.
@@ -146,6 +188,8 @@ def basic_scenario():
     result["coverWidth"] = wait(lambda: driver.execute_script(
         "const c = document.getElementById('cover'); return !c.hidden && c.complete ? c.naturalWidth : null;"))
 
+    library_scenario()
+
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
     before = len(driver.find_elements(By.CSS_SELECTOR, "#queue-list li"))
     mpd('add "Alpha Band/First Light/02 - Noon.mp3"')
@@ -153,6 +197,8 @@ def basic_scenario():
         "return [...document.querySelectorAll('#queue-list li')].some((item) => item.textContent.includes('Noon'))")))
     result["queueBefore"] = before
     driver.save_screenshot(os.path.join(artifacts, "queue-360.png"))
+
+    queue_edits()
 
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#playlists']").click()
     name = wait(lambda: driver.find_elements(By.ID, "save-name"))[0]
@@ -173,6 +219,7 @@ def basic_scenario():
 
     # A queue of 10,000 songs: only the rows in view are drawn, and the last one is reached.
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
+    result["queueBeforeLong"] = len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")])
     mpd("\n".join(["command_list_begin"] + ['add "Alpha Band/First Light/03 - Dusk.wav"'] * 10_000 + ["command_list_end"]))
     total = wait(lambda: driver.execute_script(
         "const row = document.querySelector('#queue-list li'); return row && Number(row.getAttribute('aria-setsize')) >= 10000 ? Number(row.getAttribute('aria-setsize')) : null"), 30)
@@ -184,9 +231,14 @@ def basic_scenario():
 
     driver.set_window_size(1280, 800)
     driver.save_screenshot(os.path.join(artifacts, "queue-1280.png"))
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#now']").click()
-    driver.save_screenshot(os.path.join(artifacts, "now-1280.png"))
-    result["overflow1280"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    overflow = []
+    for name in ("now", "library", "accounts", "playlists", "offline", "settings"):
+        driver.find_element(By.CSS_SELECTOR, "nav a[href='#%s']" % name).click()
+        wait(lambda: location_is("#" + name))
+        driver.save_screenshot(os.path.join(artifacts, "%s-1280.png" % name))
+        if driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth"):
+            overflow.append(name)
+    result["overflow1280"] = overflow
     result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 

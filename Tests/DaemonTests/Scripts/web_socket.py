@@ -9,12 +9,20 @@ Usage: web_socket.py URL SCENARIO [ARG]; prints one JSON object with what happen
   fragmented         sends "status" in three fragments, then pings
   slow               sends many commands and never reads, then checks a second client
   idle               idles; ARG is a file whose appearance means the test made a change
+  close              closes with code 1000 and reports the code the server answered
+  unmasked           raw frames: a frame a client sent without a mask (must be refused)
+  badopcode          raw frames: a masked frame with a reserved opcode (must be refused)
+  garbage            a request that is not HTTP at all
 """
 import asyncio
+import base64
 import json
 import os
+import socket
+import struct
 import sys
 import time
+from urllib.parse import urlparse
 
 import websockets
 
@@ -87,7 +95,68 @@ async def run():
             await ws.send("idle playlist\n")
             open(ARGS[0], "w").close()
             return {"idle": await answer(ws)}
+    if SCENARIO == "close":
+        ws = await websockets.connect(URL, subprotocols=["mpd"])
+        await ws.recv()
+        await ws.close(code=1000, reason="bye")
+        return {"code": ws.close_rcvd.code if ws.close_rcvd else None}
+    if SCENARIO in ("unmasked", "badopcode", "garbage"):
+        return raw(SCENARIO)
     return {"error": "unknown scenario"}
+
+
+def raw(scenario):
+    """Frames written by hand, as no well-behaved library would: what the server answers."""
+    address = urlparse(URL)
+    connection = socket.create_connection((address.hostname, address.port), timeout=10)
+    if scenario == "garbage":
+        connection.sendall(b"\x16\x03\x01 GARBAGE \x00\xff\r\n\r\n")
+        try:
+            answer = connection.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            answer = b""
+        return {"answer": answer.decode(errors="replace")[:40]}
+    key = base64.b64encode(os.urandom(16)).decode()
+    origin = "http://%s:%d" % (address.hostname, address.port)
+    connection.sendall(("GET / HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mpd\r\n"
+                        "Origin: %s\r\n\r\n" % (address.hostname, address.port, key, origin)).encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += connection.recv(4096)
+    head, data = data.split(b"\r\n\r\n", 1)
+    payload = b"status\n"
+    if scenario == "unmasked":
+        frame = bytes([0x81, len(payload)]) + payload
+    else:
+        mask = os.urandom(4)
+        frame = bytes([0x83, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    connection.sendall(frame)
+    code, text = None, b""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and code is None and not text.endswith(b"OK\n"):
+        while len(data) >= 2:
+            opcode, length = data[0] & 0x0F, data[1] & 0x7F
+            start = 2 if length < 126 else 4
+            if length == 126 and len(data) >= 4:
+                length = struct.unpack(">H", data[2:4])[0]
+            if len(data) < start + length:
+                break
+            body, data = data[start:start + length], data[start + length:]
+            if opcode == 0x8:
+                code = struct.unpack(">H", body[:2])[0] if len(body) >= 2 else 1005
+                break
+            text += body
+        if code is not None or text.endswith(b"OK\n"):
+            break
+        try:
+            more = connection.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            more = b""
+        if not more:
+            break
+        data += more
+    return {"upgraded": head.startswith(b"HTTP/1.1 101"), "code": code, "answer": text.decode(errors="replace")}
 
 
 print(json.dumps(asyncio.run(run())))
