@@ -91,7 +91,11 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["pinCompleted"] as? Bool, true, "the album's download is followed to completion")
         XCTAssertEqual(result["searchFound"] as? Bool, true)
         XCTAssertEqual(result["overflow360"] as? Bool, false)
-        XCTAssertTrue(try daemon.connect().request("listpins").contains("state: completed"))
+        let pins = try daemon.connect().request("listpins")
+        XCTAssertTrue(pins.contains("state: completed"))
+        let songs = pins.first { $0.hasPrefix("songs: ") }.flatMap { Int($0.dropFirst(7)) }
+        XCTAssertEqual(result["pinSongs"] as? Int, songs, "each song of the pin shown with a full progress bar")
+        XCTAssertTrue((result["cacheSpace"] as? String ?? "").contains("cache used"), "the cache's room, \(result["cacheSpace"] ?? "")")
         _ = (drive, emulator)
     }
 

@@ -20,6 +20,11 @@ final class CommandTableTests: XCTestCase {
         },
         "listaccounts": { _, c in XCTAssertEqual(try c.request("listaccounts"), ["OK"], "no cloud accounts configured") },
         "listpins": { _, c in XCTAssertEqual(try c.request("listpins"), ["OK"]) },
+        "cachestatus": { _, c in
+            let answer = try c.request("cachestatus")
+            XCTAssertEqual(answer.map { $0.split(separator: ":").first.map(String.init) ?? "" }, ["cache_size", "cache_used", "pinned", "disk_free", "OK"])
+            XCTAssertEqual(answer[2], "pinned: 0", "nothing pinned")
+        },
         "pin": { _, c in
             XCTAssertEqual(try c.request("pin nope"), ["ACK [50@0] {pin} No such song or directory"])
             XCTAssertEqual(try c.request("pin \"\""), ["ACK [2@0] {pin} Pin a cloud account or a folder or song in one, not the whole library"])

@@ -10,6 +10,7 @@ import NimbusSupport
 @CoreActor
 enum OfflineCommands {
     nonisolated static let all: [Command] = [
+        Command("cachestatus", .read, arguments: 0...0, available: hasOffline, handler: cacheStatus),
         Command("listpins", .read, arguments: 0...0, available: hasOffline, handler: listPins),
         Command("pausepin", .add, arguments: 0...1, available: hasOffline, handler: pausepin),
         Command("pin", .add, arguments: 1...1, available: hasOffline, handler: pin),
@@ -91,6 +92,21 @@ enum OfflineCommands {
         guard didChange else { return }
         call.context.syncPins()
         call.context.idle.emit(.offline)
+    }
+
+    /// The cache's room: `cache_size`, bytes on disk, bytes of pinned songs, the disk's free
+    /// bytes. Sizing every cache file is disk work, answered off the core loop.
+    static func cacheStatus(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        let offline = try downloads(call)
+        return try DeferredAnswer.respond(remote: true, into: &out) {
+            let space = offline.space()
+            var out = ResponseWriter()
+            out.field("cache_size", String(space.budget))
+            out.field("cache_used", String(space.used))
+            out.field("pinned", String(space.pinned))
+            if let free = space.diskFree { out.field("disk_free", String(free)) }
+            return out
+        }
     }
 
     static func listPins(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {

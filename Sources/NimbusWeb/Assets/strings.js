@@ -19,6 +19,10 @@ export const strings = {
     insert: 'Play next', addToPlaylist: 'Add to playlist', newPlaylist: 'New playlist…', listenHere: 'Listen here',
     searchHint: 'Title, artist, album…', genres: 'Genres', folders: 'Folders', priority: 'Priority', moveDown: 'Move down',
     version: 'Version', dbUpdated: 'Library updated', playtime: 'Total time',
+    spaceUsed: '{used} of {size} cache used', spacePinned: '{pinned} kept offline', diskFree: '{free} free on the disk',
+    cacheSpace: 'Cache space', timeLeft: '{minutes} min left', showSongs: 'Songs', hideSongs: 'Hide songs',
+    state_queued: 'queued', state_downloading: 'downloading', state_completed: 'completed', state_paused: 'paused',
+    state_failed: 'failed', state_waiting_for_space: 'waiting for space', state_sign_in_needed: 'sign-in needed',
   },
   ru: {
     now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
@@ -39,6 +43,10 @@ export const strings = {
     insert: 'Играть следующей', addToPlaylist: 'Добавить в плейлист', newPlaylist: 'Новый плейлист…', listenHere: 'Слушать здесь',
     searchHint: 'Название, исполнитель, альбом…', genres: 'Жанры', folders: 'Папки', priority: 'Приоритет', moveDown: 'Ниже',
     version: 'Версия', dbUpdated: 'Фонотека обновлена', playtime: 'Общее время',
+    spaceUsed: 'Кэш: занято {used} из {size}', spacePinned: 'офлайн: {pinned}', diskFree: 'свободно на диске: {free}',
+    cacheSpace: 'Место в кэше', timeLeft: 'осталось {minutes} мин', showSongs: 'Песни', hideSongs: 'Скрыть песни',
+    state_queued: 'в очереди', state_downloading: 'загружается', state_completed: 'загружено', state_paused: 'на паузе',
+    state_failed: 'ошибка', state_waiting_for_space: 'ждёт места', state_sign_in_needed: 'нужен вход',
   },
 };
 

@@ -20,6 +20,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -83,6 +84,11 @@ def cloud_scenario():
     button[0].click()
     driver.get(page + "#offline")
     result["pinCompleted"] = bool(wait(lambda: "%s/Album — completed" % cloud in text_of("#pin-list li"), 60))
+    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Songs %s/Album']" % cloud))[0].click()
+    result["pinSongs"] = wait(lambda: driver.execute_script(
+        "return [...document.querySelectorAll('.pin-songs li')].filter((row) => row.textContent.includes('completed')"
+        " && row.querySelector('progress').value === row.querySelector('progress').max).length || null"))
+    result["cacheSpace"] = wait(lambda: text_of("#cache-space"))
     driver.save_screenshot(os.path.join(artifacts, "offline-360.png"))
     driver.get(page + "#library")
     box = wait(lambda: driver.find_elements(By.ID, "search"))
@@ -109,6 +115,20 @@ def login_scenario():
 
 def location_is(hash_):
     return driver.execute_script("return location.hash") == hash_
+
+
+def click(selector):
+    """Clicks the element once it is there; a list redrawn meanwhile is looked at again."""
+    def attempt():
+        try:
+            elements = driver.find_elements(By.CSS_SELECTOR, selector)
+            if elements:
+                elements[0].click()
+                return True
+        except StaleElementReferenceException:
+            pass
+        return False
+    return bool(wait(attempt))
 
 
 def library_scenario():
@@ -140,16 +160,13 @@ def library_scenario():
 
 def queue_edits():
     """Edits made in the page reach the daemon: priority, move, remove."""
-    rows = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2']"))
-    second = mpd("playlistinfo")[0]
-    ids = [line.split(": ")[1] for line in second if line.startswith("Id: ")]
-    rows[0].find_element(By.CSS_SELECTOR, "button[aria-label^='Priority']").click()
+    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2']"))
+    ids = [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]
+    click("#queue-list li[aria-posinset='2'] button[aria-label^='Priority']")
     result["prioritySet"] = bool(wait(lambda: any(line == "Prio: 255" for line in mpd("playlistid %s" % ids[1])[0])))
-    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2'] button[aria-label^='Move up']"))[0].click()
-    result["movedUp"] = bool(wait(lambda: mpd("playlistinfo")[0] and
-                                  [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")][:2] == [ids[1], ids[0]]))
-    last = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='%d'] button[aria-label^='Remove']" % len(ids)))
-    last[0].click()
+    click("#queue-list li[aria-posinset='2'] button[aria-label^='Move up']")
+    result["movedUp"] = bool(wait(lambda: [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")][:2] == [ids[1], ids[0]]))
+    click("#queue-list li[aria-posinset='%d'] button[aria-label^='Remove']" % len(ids))
     result["removed"] = bool(wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]) == len(ids) - 1))
 
 
