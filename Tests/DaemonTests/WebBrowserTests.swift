@@ -37,6 +37,8 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["outputBack"] as? Bool, true, "and on again")
         XCTAssertEqual(result["played"] as? Bool, true, "Play did not start playback")
         XCTAssertEqual(result["pauseShown"] as? Bool, true, "the page did not learn it plays")
+        XCTAssertEqual(result["spacePaused"] as? Bool, true, "space pauses")
+        XCTAssertEqual(result["spacePlayed"] as? Bool, true, "and plays again")
         XCTAssertEqual(result["queueFollowed"] as? Bool, true, "a song added over TCP did not appear")
         XCTAssertEqual(result["overflow360"] as? Bool, false, "horizontal scrolling at 360 px")
         XCTAssertEqual(result["overflow1280"] as? [String], [], "pages scrolling sideways at 1280 px")

@@ -63,9 +63,17 @@ window.addEventListener('hashchange', showPage);
 
 document.addEventListener('keydown', (event) => {
   if (event.target.closest('input, textarea, select')) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const volume = Number(now.status.volume);
   if (event.key === ' ') { event.preventDefault(); $('toggle').click(); }
   else if (event.key === 'ArrowRight' && event.shiftKey) run('next');
   else if (event.key === 'ArrowLeft' && event.shiftKey) run('previous');
+  else if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+    if (now.status.state !== 'stop') { event.preventDefault(); run(`seekcur ${event.key === 'ArrowRight' ? '+' : '-'}10`); }
+  } else if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && volume >= 0 && location.hash !== '#queue') {
+    event.preventDefault();
+    run(`setvol ${Math.max(0, Math.min(100, volume + (event.key === 'ArrowUp' ? 5 : -5)))}`);
+  }
   else if (event.key === '/') { event.preventDefault(); location.hash = '#library'; $('search').focus(); }
 });
 
@@ -124,12 +132,16 @@ async function start() {
   await learnLibraryVersion();
   await now.refreshSong();
   performance.mark('nimbus:song');
-  await queue.refresh(now.status.songid);
-  await now.refreshOutputs(run);
+  // The page on screen first (a visit to #library wants its grid before anything else).
+  const onScreen = (location.hash || '#now').slice(1);
+  if (onScreen !== 'library') await queue.refresh(now.status.songid);
   await loadPages();
+  if (onScreen === 'library') await library.show('albums');
+  await now.refreshOutputs(run);
+  if (onScreen === 'library') await queue.refresh(now.status.songid);
   await refreshAccounts();
   library.setPlaylists(await playlists.refresh());
-  await library.show('albums');
+  if (onScreen !== 'library') await library.show('albums');
   await offline.refresh();
   await settings.refresh(now.status);
 }

@@ -74,17 +74,19 @@ export class Library {
     let artist = '';
     for (const [key, value] of await this.list(line)) {
       if (key === 'AlbumArtist') artist = value;
-      else if (key === 'Album' && value) tiles.push(this.tile({ Album: value, AlbumArtist: artist || undefined }));
+      else if (key === 'Album' && value) tiles.push(this.tile({ Album: value, AlbumArtist: artist || undefined }, tiles.length < 30));
     }
     this.present('albums', title || t('albums'), tiles, 'grid');
     performance.mark('nimbus:grid');
   }
 
-  tile(album) {
+  /// One album's tile; the first screenful loads its covers at once, the rest as they scroll
+  /// into view (a lazy image waits for layout and is fetched at low priority).
+  tile(album, eager) {
     const size = Math.round(160 * (window.devicePixelRatio || 1));
     return h('li', { class: 'tile' },
       h('button', { 'aria-label': [album.Album, album.AlbumArtist].filter(Boolean).join(' — '), onclick: () => this.openAlbum(album) },
-        h('img', { src: coverURL({ album: album.Album, artist: album.AlbumArtist || '' }, size), alt: '', loading: 'lazy',
+        h('img', { src: coverURL({ album: album.Album, artist: album.AlbumArtist || '' }, size), alt: '', loading: eager ? 'eager' : 'lazy',
           width: 160, height: 160 }),
         h('span', { class: 'tile-title', text: album.Album }),
         h('span', { class: 'tile-artist muted', text: album.AlbumArtist || '' })));

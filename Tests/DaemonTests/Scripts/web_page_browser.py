@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The web page in headless Chromium, as a person on a phone and on a laptop uses it.
 
-Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD]
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD | bench]
 With `cloud ACCOUNT` it signs in to that account from the Accounts page (the emulator approves
 the device code), keeps its Album folder offline from the Library and follows the download on
 the Offline page, and searches the library. With `login PASSWORD` it answers the page's
@@ -26,6 +26,7 @@ from selenium.webdriver.common.by import By
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
 password = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "login" else None
+bench = len(sys.argv) > 4 and sys.argv[4] == "bench"
 os.makedirs(artifacts, exist_ok=True)
 
 
@@ -47,13 +48,13 @@ def mpd(*commands):
         return answers
 
 
-def wait(condition, seconds=10):
+def wait(condition, seconds=10, interval=0.05):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
-        time.sleep(0.05)
+        time.sleep(interval)
     return None
 
 
@@ -170,6 +171,39 @@ def queue_edits():
     result["removed"] = bool(wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]) == len(ids) - 1))
 
 
+GRID_READY = """
+const images = [...document.querySelectorAll('#library-list .tile img')];
+if (!images.length) return null;
+const inView = images.filter((image) => { const box = image.getBoundingClientRect(); return box.top < innerHeight && box.bottom > 0; });
+if (!inView.length || !inView.every((image) => image.complete && image.naturalWidth > 0)) return null;
+// The browser's own clock (resource timing, the page's mark), not when this poll came by.
+const arrived = inView.map((image) => (performance.getEntriesByName(image.currentSrc)[0] || {}).responseEnd || 0);
+const grid = performance.getEntriesByName('nimbus:grid')[0];
+return [Math.max(grid ? grid.startTime : 0, ...arrived), images.length, inView.length];
+"""
+
+
+def bench_scenario():
+    driver.get("about:blank")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.get(page)
+    # When the page set the title (its own mark), not when this poll came by.
+    result["firstShownMs"] = wait(lambda: driver.execute_script(
+        "const mark = performance.getEntriesByName('nimbus:song')[0]; return mark ? mark.startTime : null;"))
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    driver.set_window_size(1280, 800)
+    for label in ("gridFirst", "gridAgain"):
+        driver.get("about:blank")
+        driver.get(page + "#library")
+        result[label] = wait(lambda: driver.execute_script(GRID_READY), 60)
+        result[label + "Marks"] = driver.execute_script(
+            "const n = performance.getEntriesByType('navigation')[0];"
+            "return [['responseEnd', Math.round(n.responseEnd)], ['domInteractive', Math.round(n.domInteractive)], ['domContentLoaded', Math.round(n.domContentLoadedEventStart)]].concat(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)]))"
+            ".concat(performance.getEntriesByType('resource').filter((r) => !r.name.includes('/cover')).map((r) => [r.name.split('/').pop(), Math.round(r.startTime), Math.round(r.responseEnd)]))")
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
 def basic_scenario():
     # A first visit in a browser that is already running: the browser warmed up on a blank
     # page, nothing of the page in its cache.
@@ -200,6 +234,12 @@ def basic_scenario():
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
     result["played"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
+    # The keyboard, as on a desktop: space pauses and plays again.
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(" ")
+    result["spacePaused"] = bool(wait(lambda: "state: pause" in mpd("status")[0]))
+    body.send_keys(" ")
+    result["spacePlayed"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     result["titleAfterPlay"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent; return t === 'Dusk' ? t : null;"))
     result["coverWidth"] = wait(lambda: driver.execute_script(
@@ -265,6 +305,8 @@ try:
         cloud_scenario()
     elif password:
         login_scenario()
+    elif bench:
+        bench_scenario()
     else:
         basic_scenario()
 finally:
