@@ -1,5 +1,5 @@
 // Stored playlists: open one to see its songs, load it into the queue, rename or delete it;
-// the queue saved as a new one.
+// keep its cloud songs offline; the queue saved as a new one.
 import { $, h, quote, songName } from './ui.js';
 import { t } from './strings.js';
 
@@ -30,6 +30,7 @@ export class Playlists {
       h('button', { class: 'row-main', text: name, onclick: () => this.open(name) }),
       h('button', { text: t('load'), 'aria-label': `${t('load')} ${name}`, onclick: () => this.run(`load ${quote(name)}`) }),
       h('button', { text: t('rename'), 'aria-label': `${t('rename')} ${name}`, onclick: () => this.rename(name) }),
+      h('button', { text: '↓', 'aria-label': `${t('keepOffline')} ${name}`, onclick: () => this.run(`pinplaylist ${quote(name)}`) }),
       h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${name}`, onclick: () => this.run(`rm ${quote(name)}`) }),
     );
   }
