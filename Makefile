@@ -38,10 +38,12 @@ soak: deps
 	$(SWIFT) build --build-tests
 	NIMBUS_SOAK_SECONDS=$${NIMBUS_SOAK_SECONDS:-600} $(SWIFT) test --skip-build --filter SoakTests
 
-# Seeded mutations of real requests, 300,000 lines (the suite sends 3,000); NIMBUS_FUZZ_SEED picks the run.
+# Seeded mutations of real requests, 300,000 lines (the suite sends 3,000), and 20,000 mutated
+# HTTP requests and WebSocket frames for the web port (the suite sends 200); NIMBUS_FUZZ_SEED picks the run.
 fuzz: deps
 	$(SWIFT) build --build-tests
 	NIMBUS_FUZZ_LINES=$${NIMBUS_FUZZ_LINES:-300000} $(SWIFT) test --skip-build --filter RobustnessTests/testMutatedRequests
+	NIMBUS_WEB_FUZZ_CASES=$${NIMBUS_WEB_FUZZ_CASES:-20000} $(SWIFT) test --skip-build --filter WebPageTests/testMutatedRequestsAndFramesHarmNothing
 
 # Binaries, /etc/nimbus/nimbusd.conf and the systemd unit (PREFIX, DESTDIR as usual).
 install: release

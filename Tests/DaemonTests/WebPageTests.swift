@@ -136,6 +136,25 @@ final class WebPageTests: XCTestCase {
         XCTAssertEqual(try daemon.connect().request("ping"), ["OK"], "the daemon is unharmed")
     }
 
+    /// Seeded mutations of HTTP requests, WebSocket handshakes and frames (`make fuzz` sends
+    /// more: NIMBUS_WEB_FUZZ_CASES): each is refused or answered on its own connection, and the
+    /// page, its WebSocket and the MPD port all still answer.
+    func testMutatedRequestsAndFramesHarmNothing() throws {
+        let (daemon, port) = try daemon()
+        let environment = ProcessInfo.processInfo.environment
+        let cases = Int(environment["NIMBUS_WEB_FUZZ_CASES"] ?? "") ?? 200
+        let seed = environment["NIMBUS_FUZZ_SEED"] ?? "25"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_fuzz.py").path
+        let output = try runTool("/usr/bin/python3", [script, "127.0.0.1", "\(port)", seed, "\(cases)"])
+        let result = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["cases"] as? Int, cases)
+        XCTAssertGreaterThan(result["answered"] as? Int ?? 0, 0, "some mutations are still requests worth an answer")
+        XCTAssertEqual(result["pageServed"] as? Bool, true, "seed \(seed): the page is still served")
+        XCTAssertEqual(result["websocket"] as? Bool, true, "seed \(seed): the WebSocket still carries MPD")
+        XCTAssertEqual(try daemon.connect().request("ping"), ["OK"])
+        XCTAssertFalse(daemon.log.contains("fatal") || daemon.log.contains("Fatal"), daemon.log)
+    }
+
     func testAPageThatNeverReadsHarmsNobodyElse() throws {
         let (daemon, port) = try daemon("max_output_buffer_size \"64\"")
         try daemon.waitForDatabase(songs: 12)
