@@ -21,6 +21,8 @@ public struct DaemonConfiguration: Sendable {
     public var stateFile: String
     public var stickerFile: String
     public var cacheDirectory: String
+    /// Seconds the sleep timer fades the sound out before it pauses (`sleep_fade`).
+    public var sleepFade = 10
     /// Bytes the range cache may keep on disk (`cache_size`).
     public var cacheSize: Int64 = 4 << 30
     /// Seconds after which cached bytes of a cloud file not whole on disk are confirmed with

@@ -42,9 +42,18 @@ public final class MultipleOutputs {
         if let failedOutput { throw .mixerFailed("Failed to set mixer for '\(failedOutput.name)'") }
     }
 
-    /// Every output's software level goes to its output thread.
+    /// The sleep timer's fade: every output's sample level times this (1 = as set). The
+    /// mixers, and the volume clients see, do not move.
+    private(set) var fade = 1.0
+
+    func setFade(_ factor: Double) {
+        fade = min(1, max(0, factor))
+        applyVolumes()
+    }
+
+    /// Every output's software level (faded, while the sleep timer fades) goes to its output thread.
     func applyVolumes() {
-        for output in all { engine.setVolume(output.sampleVolume, output: output.id) }
+        for output in all { engine.setVolume(Int((Double(output.sampleVolume) * fade).rounded()), output: output.id) }
     }
 
     /// Restores the level saved in the state file (`sw_volume`) on software mixers.

@@ -27,6 +27,7 @@ extension Partition {
         guard state != .stop else { return }
         stopPlayer()
         changed(.player)
+        sleep.playbackHalted()
     }
 
     /// `pause` toggles; `pause 1`/`pause 0` set. Stopped stays stopped, as in MPD.
@@ -37,6 +38,7 @@ extension Partition {
             pendingElapsed = elapsedMilliseconds
             state = .pause
             changed(.player)
+            sleep.playbackHalted()
         case (.pause, false):
             engine.resume()
             state = .play
@@ -187,6 +189,7 @@ extension Partition {
     func followerItem(ofOrder order: Int?) -> PlayItem? {
         guard let order, order < queue.order.count, let next = queue.nextOrder(after: order, options: options) else { return nil }
         if options.single != .off && !options.repeatMode { return nil }
+        if sleep.stopsAfterCurrent { return nil }
         if failureStreak >= queue.count { return nil }
         let entry = queue[queue.order[next]]
         if let named = handshake.reusableFollower, named.queueID == entry.id, named.startMilliseconds == (entry.range?.start ?? 0),

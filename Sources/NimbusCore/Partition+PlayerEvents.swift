@@ -85,19 +85,22 @@ extension Partition {
         queueChanged()
     }
 
-    /// The decoder ran out of songs. In single mode the next song is loaded paused at its
-    /// start (MPD's border pause); otherwise playback stops at the end of the queue.
+    /// The decoder ran out of songs. In single mode, and when the sleep timer waited for the
+    /// end of this song, the next song is loaded paused at its start (MPD's border pause);
+    /// otherwise playback stops at the end of the queue.
     private func finishedQueue() {
         let last = current
         engine.markStopped()
         handshake.reset()
         failureStreak = 0
         var followingID: Int?
-        if let last, options.single != .off, !options.repeatMode,
+        let sleeping = sleep.stopsAfterCurrent
+        if let last, (options.single != .off && !options.repeatMode) || sleeping,
             let order = queue.nextOrder(after: last, options: optionsIgnoringSingle)
         {
             followingID = queue[queue.order[order]].id
         }
+        if sleeping { sleep.songEnded() }
         if let last { consumeOrder(last) }
         if options.spendSingleOneshot() { onEvents(.options) }
         if let following = followingID.flatMap({ queue.position(ofID: $0) }).flatMap({ queue.orderIndex(ofPosition: $0) }) {

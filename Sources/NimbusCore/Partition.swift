@@ -32,6 +32,7 @@ public final class Partition {
     /// The stored playlist last loaded into the queue; cleared with the queue (MPD 0.24).
     public var lastLoadedPlaylist = ""
     public private(set) lazy var outputs = MultipleOutputs(partition: self)
+    public private(set) lazy var sleep = PartitionSleep(partition: self, fade: home.sleepFade)
     /// The set this partition belongs to: where songs open, idle events and the state file.
     unowned let home: PartitionSet
 

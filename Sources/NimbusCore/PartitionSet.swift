@@ -15,6 +15,8 @@ public final class PartitionSet {
     /// adds its own `replay_gain_mode`.
     public let replayGain: ReplayGainSettings
     public let maxQueueLength: Int
+    /// Seconds the sleep timer fades the sound before it pauses (`sleep_fade`).
+    public var sleepFade: Double = 10
     let idle: IdleBus
     let logger: Logger
     /// Saves the partitions a second after a change; nil when there is no state file.

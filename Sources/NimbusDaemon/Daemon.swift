@@ -80,6 +80,7 @@ public final class Daemon {
         partitions = PartitionSet(
             idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength,
             logger: logger.domain("player"))
+        partitions.sleepFade = Double(configuration.sleepFade)
         partitions.keepState(
             at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
         partitions.defaultPartition.outputs.install(

@@ -1,7 +1,8 @@
 import NimbusProtocol
 import NimbusSupport
 
-/// Client-to-client messaging: subscribe, unsubscribe, channels, readmessages, sendmessage.
+/// Client-to-client messaging: subscribe, unsubscribe, channels, readmessages, sendmessage
+/// (and mpdscheduler's `scheduler` channel, which the daemon itself listens to).
 @CoreActor
 enum MessageCommands {
     nonisolated static let all: [Command] = [
@@ -35,7 +36,14 @@ enum MessageCommands {
         return .ok
     }
 
+    /// A message to the `scheduler` channel that mpdscheduler would understand sets the sleep
+    /// timer (the daemon is that channel's listener), and still reaches any subscriber.
     static func sendmessage(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        if call[0] == "scheduler", call.session.permission.contains(.player), let request = SleepCommands.schedulerRequest(call[1]) {
+            call.session.partition.sleep.set(request)
+            try? call.context.channels.send(call[1], to: call[0])
+            return .ok
+        }
         try call.context.channels.send(call[1], to: call[0])
         return .ok
     }

@@ -48,6 +48,7 @@ enum StatusCommands {
             if let format = partition.audioFormat { out.field("audio", format: format) }
         }
         if let job = call.context.library?.updatingJobID { out.field("updating_db", job) }
+        if let left = partition.sleep.secondsLeft { out.field("sleeptimer", left) }
         if let error = partition.error ?? call.context.storageProblem { out.field("error", Redaction.withoutCredentials(error)) }
         if let next = partition.displayedNextPosition {
             out.field("nextsong", next)
