@@ -28,6 +28,8 @@ let usage = """
       offline pause|resume|retry [URI…]
                           one pin's downloads, or all of them
       --wait              (offline add, resume, retry) wait until the pins are complete
+      sleep TIME|end|off  fade out and pause after TIME (30m, 1h, 90s; plain numbers are
+                          minutes), at the end of this song, or cancel the timer
     FILE defaults to /etc/nimbus/nimbusd.conf; HOST and PORT to MPD_HOST and MPD_PORT, as
     mpc finds MPD (HOST may be password@host or a socket path).
     """
@@ -51,6 +53,8 @@ case "accounts":
     exit(Accounts(options: options).run())
 case "offline":
     exit(Offline(options: options).run())
+case "sleep":
+    exit(Sleep(options: options).run())
 case let word?:
     Console.fail("unknown command \"\(word)\"\n\(usage)")
 case nil:

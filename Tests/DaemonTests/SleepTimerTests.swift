@@ -102,4 +102,19 @@ final class SleepTimerTests: XCTestCase {
         XCTAssertEqual(field("elapsed", status), "0.000")
         XCTAssertNil(field("sleeptimer", status))
     }
+
+    func testTheCommandLineSetsAndCancelsIt() throws {
+        let music = TemporaryDirectory("nimbus-sleep")
+        let (daemon, _, client) = try start(music, songs: 0, capture: false)
+        let nimbus = ServerProcess.buildDirectory + "/nimbus"
+        let place = ["--host", "127.0.0.1", "--port", "\(daemon.port)"]
+        XCTAssertTrue(try runTool(nimbus, ["sleep", "1h30m"] + place).contains("1 h 30 min"))
+        let left = Int(field("sleeptimer", try client.request("status")) ?? "") ?? -1
+        XCTAssertTrue((5399...5400).contains(left), "\(left)")
+        XCTAssertTrue(try runTool(nimbus, ["sleep", "end"] + place).contains("end of this song"))
+        XCTAssertEqual(field("sleeptimer", try client.request("status")), "0", "nothing playing: nothing left of it")
+        XCTAssertTrue(try runTool(nimbus, ["sleep", "off"] + place).contains("off"))
+        XCTAssertNil(field("sleeptimer", try client.request("status")))
+        XCTAssertThrowsError(try runTool(nimbus, ["sleep", "soon"] + place), "not a time: a clear error")
+    }
 }

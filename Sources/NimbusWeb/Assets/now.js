@@ -36,7 +36,11 @@ export class NowPlaying {
     for (const option of ['random', 'repeat', 'single', 'consume']) {
       $(option).addEventListener('click', () => run(`${option} ${this.status[option] === '1' ? 0 : 1}`));
     }
-    const tick = () => { this.showElapsed(); requestAnimationFrame(tick); };
+    $('sleep').addEventListener('change', (event) => {
+      this.sleepChoice = event.target.value;
+      run(`sleeptimer ${event.target.value}`);
+    });
+    const tick = () => { this.showElapsed(); this.showSleep(); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
   }
 
@@ -137,6 +141,24 @@ export class NowPlaying {
     if (!stream) { audio.pause(); audio.removeAttribute('src'); audio.load(); return; }
     audio.src = `${location.protocol}//${location.hostname}:${stream.port}/`;
     audio.play().catch((error) => { $('problem').textContent = error.message; });
+  }
+
+  /// The sleep timer: what is chosen, and the time left counted down between updates.
+  showSleep() {
+    const left = this.status.sleeptimer;
+    const select = $('sleep');
+    if (left === undefined) this.sleepChoice = null;
+    if (document.activeElement !== select) {
+      const chosen = left === undefined ? '0' : (this.sleepChoice || 'set');
+      if (select.value !== chosen) select.value = left === undefined ? '0' : chosen;
+    }
+    let text = '';
+    if (left !== undefined) {
+      const playing = this.status.state === 'play' || this.sleepChoice !== 'end';
+      const seconds = Math.max(0, Number(left) - (playing ? (performance.now() - this.shownAt) / 1000 : 0));
+      text = t('sleepIn', { time: clock(seconds) });
+    }
+    if ($('sleep-left').textContent !== text) $('sleep-left').textContent = text;
   }
 
   showElapsed() {

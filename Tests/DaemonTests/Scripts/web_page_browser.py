@@ -240,6 +240,13 @@ def basic_scenario():
     result["spacePaused"] = bool(wait(lambda: "state: pause" in mpd("status")[0]))
     body.send_keys(" ")
     result["spacePlayed"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
+    # The sleep timer from Now playing: 30 minutes, counted down on the page, then off.
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.ID, "sleep")).select_by_value("1800")
+    result["sleepSet"] = bool(wait(lambda: any(line in ("sleeptimer: 1800", "sleeptimer: 1799") for line in mpd("status")[0])))
+    result["sleepShown"] = wait(lambda: text_of("#sleep-left").startswith("pauses in 29:") and text_of("#sleep-left"))
+    Select(driver.find_element(By.ID, "sleep")).select_by_value("0")
+    result["sleepOff"] = bool(wait(lambda: not any(line.startswith("sleeptimer") for line in mpd("status")[0])))
     result["titleAfterPlay"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent; return t === 'Dusk' ? t : null;"))
     result["coverWidth"] = wait(lambda: driver.execute_script(
