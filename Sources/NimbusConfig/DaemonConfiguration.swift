@@ -23,6 +23,8 @@ public struct DaemonConfiguration: Sendable {
     public var cacheDirectory: String
     /// Seconds the sleep timer fades the sound out before it pauses (`sleep_fade`).
     public var sleepFade = 10
+    /// Songs at least this many seconds long get resume positions (`resume_min_length`; 0: none).
+    public var resumeMinimumLength = 600
     /// Bytes the range cache may keep on disk (`cache_size`).
     public var cacheSize: Int64 = 4 << 30
     /// Seconds after which cached bytes of a cloud file not whole on disk are confirmed with

@@ -19,12 +19,13 @@ extension Partition {
             guard !queue.isEmpty else { return }
             current = 0
         }
-        startCurrent(at: 0)
+        startCurrent(at: 0, resuming: true)
         clearStartedPriority()
     }
 
     public func stop() {
         guard state != .stop else { return }
+        keepHeardPosition()
         stopPlayer()
         changed(.player)
         sleep.playbackHalted()
@@ -37,6 +38,7 @@ extension Partition {
             engine.pause()
             pendingElapsed = elapsedMilliseconds
             state = .pause
+            keepHeardPosition()
             changed(.player)
             sleep.playbackHalted()
         case (.pause, false):
@@ -54,10 +56,11 @@ extension Partition {
         let old = current
         if let next = queue.nextOrder(after: current, options: optionsIgnoringSingle) {
             self.current = next
-            startCurrent(at: 0, fadingOut: true)
+            startCurrent(at: 0, fadingOut: true, resuming: true)
             consumeOrder(old)
             clearStartedPriority()
         } else {
+            keepHeardPosition()
             stopPlayer()
             consumeOrder(old)
             self.current = nil
@@ -68,7 +71,7 @@ extension Partition {
     public func previous() throws(PlaybackError) {
         guard let current, state != .stop else { throw .notPlaying }
         self.current = queue.previousOrder(before: current, options: options)
-        startCurrent(at: 0, fadingOut: true)
+        startCurrent(at: 0, fadingOut: true, resuming: true)
         clearStartedPriority()
     }
 
@@ -144,8 +147,12 @@ extension Partition {
     /// Starts the current song `milliseconds` in (from its range start) with its follower
     /// named; `paused` holds it before its first sample. `fadingOut`: a skip while playing
     /// with crossfade on fades the song left behind out under the new one (MPD cuts).
-    func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false, fadingOut: Bool = false) {
+    /// `resuming`: a long song starts where it was left (`play`, `next`, the queue reaching it;
+    /// never `seek`, which goes where it is told).
+    func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false, fadingOut: Bool = false, resuming: Bool = false) {
         guard let position = currentPosition else { return }
+        keepHeardPosition(leaving: true)
+        let milliseconds = resuming && milliseconds == 0 ? resumeOffset(forPosition: position) : milliseconds
         var leaving: PlayItem?
         if fadingOut, options.crossfade > 0, state == .play, let playing = handshake.playing, let id = handshake.queueID(of: playing),
             let leavingPosition = queue.position(ofID: id)
@@ -192,12 +199,13 @@ extension Partition {
         if sleep.stopsAfterCurrent { return nil }
         if failureStreak >= queue.count { return nil }
         let entry = queue[queue.order[next]]
-        if let named = handshake.reusableFollower, named.queueID == entry.id, named.startMilliseconds == (entry.range?.start ?? 0),
+        let start = (entry.range?.start ?? 0) + resumeOffset(forPosition: queue.order[next])
+        if let named = handshake.reusableFollower, named.queueID == entry.id, named.startMilliseconds == start,
             named.endMilliseconds == entry.range?.end
         {
             return named
         }
-        return entry.playItem(token: handshake.newToken(), startOffset: 0, settings: playSettings)
+        return entry.playItem(token: handshake.newToken(), startOffset: resumeOffset(forPosition: queue.order[next]), settings: playSettings)
     }
 
     /// How songs handed to the player now are opened.

@@ -16,6 +16,8 @@ extension Partition {
             failureStreak = 0
             let previous = current
             current = queue.orderIndex(ofPosition: position)
+            // The queue moved on by itself: the song before played to its end.
+            if let previous, previous != current { songPlayedThrough(order: previous) }
             perform(handshake.started(token), leaving: previous)
         case .finished:
             guard state != .stop else { return }
@@ -101,11 +103,12 @@ extension Partition {
             followingID = queue[queue.order[order]].id
         }
         if sleeping { sleep.songEnded() }
+        if let last { songPlayedThrough(order: last) }
         if let last { consumeOrder(last) }
         if options.spendSingleOneshot() { onEvents(.options) }
         if let following = followingID.flatMap({ queue.position(ofID: $0) }).flatMap({ queue.orderIndex(ofPosition: $0) }) {
             current = following
-            startCurrent(at: 0, paused: true)
+            startCurrent(at: 0, paused: true, resuming: true)
             clearStartedPriority()
             return
         }

@@ -41,7 +41,7 @@ extension Partition {
                 let replacement = min(range.lowerBound, queue.count - 1)
                 current = replacement >= 0 && queue.count > 0 ? queue.orderIndex(ofPosition: replacement) : nil
                 if wasPlaying {
-                    if current != nil { startCurrent(at: 0) } else { stopPlayer() }
+                    if current != nil { startCurrent(at: 0, resuming: true) } else { stopPlayer() }
                 }
             } else {
                 let shifted = playingPosition >= range.upperBound ? playingPosition - range.count : playingPosition

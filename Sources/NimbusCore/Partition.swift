@@ -100,6 +100,7 @@ public final class Partition {
 
     /// Stops playback and releases the outputs (daemon shutdown).
     public func shutdown() {
+        keepHeardPosition()
         stopPlayer()
         reference.partition = nil
     }

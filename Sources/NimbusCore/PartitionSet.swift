@@ -17,6 +17,9 @@ public final class PartitionSet {
     public let maxQueueLength: Int
     /// Seconds the sleep timer fades the sound before it pauses (`sleep_fade`).
     public var sleepFade: Double = 10
+    /// Resume positions of long songs; nil: none kept.
+    public var resume: ResumePolicy?
+    var resumeSaver: Task<Void, Never>?
     let idle: IdleBus
     let logger: Logger
     /// Saves the partitions a second after a change; nil when there is no state file.

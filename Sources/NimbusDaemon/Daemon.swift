@@ -147,6 +147,11 @@ public final class Daemon {
         removeLeftovers()
         let (stickers, problem) = Self.openStickers(configuration, logger: logger.domain("sticker"))
         server.context.useStickers(stickers, problem: problem)
+        if configuration.resumeMinimumLength > 0 {
+            let store = StickerResume(context: server.context, logger: logger.domain("player"))
+            partitions.resume = ResumePolicy(store: store, minimumLength: configuration.resumeMinimumLength * 1000)
+            partitions.keepResumePositions()
+        }
         var scanning = false
         if !library.load() {
             if FileManager.default.fileExists(atPath: configuration.musicDirectory) {

@@ -68,6 +68,7 @@ public final class ServerProcess {
             port "\(port)"
             zeroconf_enabled "no"
             \(kind == .nimbus && !body.contains("web {") ? "web {\n    enabled \"no\"\n}" : "")
+            \(kind == .nimbus && !body.contains("resume_min_length") ? "resume_min_length \"0\"" : "")
             \(nullOutput ? "audio_output {\n    type \"null\"\n    name \"null\"\n}" : "")
             \(body)
 

@@ -41,6 +41,8 @@ final class TestServer: @unchecked Sendable {
         configuration.port = 0
         configuration.zeroconfEnabled = false
         configuration.web.enabled = false
+        // Resume positions change where `play` starts: tests of them turn them on.
+        configuration.resumeMinimumLength = 0
         configure(&configuration)
         let frozen = configuration, flag = shutDown
         self.directory = directory

@@ -1,0 +1,47 @@
+import Foundation
+import NimbusCore
+import NimbusServer
+import NimbusStickers
+import NimbusSupport
+
+/// Resume positions in the sticker database: `elapsed` (whole seconds, as myMPD writes and
+/// reads it) while a long song is part-heard, `played` (UNIX time) once it was heard to the
+/// end. SQLite's journal keeps the previous value whole if a write is torn by a kill -9.
+@CoreActor
+final class StickerResume: ResumeStore {
+    private let context: ServerContext
+    private let logger: Logger
+
+    init(context: ServerContext, logger: Logger) {
+        self.context = context
+        self.logger = logger
+    }
+
+    func position(of uri: String) -> Int? {
+        guard let stickers = context.stickers, let value = try? stickers.get(type: "song", uri: uri, name: "elapsed"),
+            let seconds = Double(value), seconds.isFinite, seconds > 0
+        else { return nil }
+        return Int(seconds * 1000)
+    }
+
+    func keep(_ milliseconds: Int, of uri: String, announce: Bool) {
+        guard let stickers = context.stickers else { return }
+        do {
+            try stickers.set(type: "song", uri: uri, name: "elapsed", value: String(milliseconds / 1000))
+            if announce { context.idle.emit(.sticker) }
+        } catch {
+            logger.warning("cannot keep the position of \(uri): \(error.message)")
+        }
+    }
+
+    func finished(_ uri: String) {
+        guard let stickers = context.stickers else { return }
+        do {
+            _ = try stickers.delete(type: "song", uri: uri, name: "elapsed")
+            try stickers.set(type: "song", uri: uri, name: "played", value: String(Int(Date().timeIntervalSince1970)))
+            context.idle.emit(.sticker)
+        } catch {
+            logger.warning("cannot mark \(uri) as played: \(error.message)")
+        }
+    }
+}
