@@ -53,6 +53,8 @@ let package = Package(
         .target(
             name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport"],
             swiftSettings: strict),
+        // Podcasts: feeds (RSS, Atom) read into shows and episodes, with the names episodes get in the library.
+        .target(name: "NimbusPodcasts", dependencies: ["NimbusXML"], swiftSettings: strict),
         // Offline pins: songs kept whole in the range cache by download threads, one state machine each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, libopusfile, FFmpeg, WAV),
@@ -158,6 +160,7 @@ let package = Package(
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusWebTests", dependencies: ["NimbusWeb"], swiftSettings: strict),
         .testTarget(name: "NimbusArtworkTests", dependencies: ["NimbusArtwork", "NimbusHarness"], swiftSettings: strict),
+        .testTarget(name: "NimbusPodcastsTests", dependencies: ["NimbusPodcasts"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
         .testTarget(
             name: "NimbusInputTests", dependencies: ["NimbusInput", "NimbusSupport", "NimbusHarness"], swiftSettings: strict),
