@@ -51,6 +51,7 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(gridCover.prefix(2), [256, 256], "a 1200-pixel cover arrives scaled to the tile (160 px, 256 asked)")
         XCTAssertLessThan(gridCover.last ?? .max, 40_000, "a small JPEG, not the 1200-pixel PNG")
         XCTAssertNotNil(result["albumSongs"] as? String, "the album's page lists its songs")
+        XCTAssertEqual(result["positions"] as? Bool, true, "a song's resume place and a played song are marked")
         XCTAssertGreaterThan(result["albumAdded"] as? Int ?? 0, 0, "Add on the album's page added its songs")
         XCTAssertTrue((result["artists"] as? String ?? "").contains("Alpha Band"), "the artists")
         XCTAssertNotNil(result["genres"] as? String, "the genres")

@@ -11,7 +11,7 @@ for (const element of document.querySelectorAll('[data-text]')) element.textCont
 for (const element of document.querySelectorAll('[data-label]')) element.setAttribute('aria-label', t(element.dataset.label));
 for (const element of document.querySelectorAll('[data-placeholder]')) element.placeholder = t(element.dataset.placeholder);
 
-const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account';
+const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account sticker';
 const mpd = new MPD(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, subsystems);
 
 /// Runs a command; an ACK is shown (and gives null) instead of being thrown.
@@ -87,6 +87,7 @@ async function follow(changed) {
   if (any('output')) await now.refreshOutputs(run);
   if (!library) return;
   if (any('database', 'mount')) { await learnLibraryVersion(); await library.refresh(); }
+  else if (any('sticker') && ['album', 'folders'].includes(library.view)) await library.refresh();
   if (any('account', 'database')) await refreshAccounts();
   if (any('offline')) await offline.refresh();
   if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());

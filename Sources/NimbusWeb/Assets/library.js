@@ -2,7 +2,7 @@
 // every cloud account alike, cloud ones marked), search across tags; an album's page with its
 // songs; add, insert after the playing song, play, add to a playlist, keep a cloud album or
 // folder offline.
-import { $, h, quote, songName, coverURL } from './ui.js';
+import { $, h, quote, songName, coverURL, clock } from './ui.js';
 import { t } from './strings.js';
 
 /// An MPD filter matching every tag given ({ Album: 'x', AlbumArtist: 'y' }).
@@ -95,6 +95,7 @@ export class Library {
   /// An album's page: cover, songs, and what can be done with all of them.
   async openAlbum(album) {
     this.album = album;
+    await this.loadPositions();
     const filter = filterOf(album);
     let songs = [];
     try {
@@ -150,6 +151,7 @@ export class Library {
   /// and is looked at again when the database changes.
   async open(path) {
     this.path = path;
+    await this.loadPositions();
     const entries = [];
     for (const [key, value] of await this.list(`lsinfo ${quote(path)}`)) {
       if (key === 'directory' || key === 'file' || key === 'playlist') entries.push({ kind: key, path: value, [key]: value });
@@ -176,11 +178,38 @@ export class Library {
     );
   }
 
+  /// Where long songs were left (`elapsed` stickers) and which were heard to the end
+  /// (`played`): one `sticker find` each, not a question per song.
+  async loadPositions() {
+    const read = async (name) => {
+      const found = new Map();
+      try {
+        for (const record of await this.mpd.records(`sticker find song "" ${name}`, 'file')) {
+          const value = (record.sticker || '').split('=').slice(1).join('=');
+          found.set(record.file, value);
+        }
+      } catch {
+        // No sticker database: nothing to show.
+      }
+      return found;
+    };
+    this.positions = await read('elapsed');
+    this.played = await read('played');
+  }
+
+  /// "▶ 12:34" for a song left part-heard, "✓" for one heard to its end.
+  positionNote(file) {
+    if (this.positions?.has(file)) return h('span', { class: 'position', text: `▶ ${clock(Number(this.positions.get(file)))}`, title: t('resumesAt') });
+    if (this.played?.has(file)) return h('span', { class: 'position', text: '✓', title: t('played') });
+    return null;
+  }
+
   songRow(song) {
     const name = songName(song), file = song.file;
     return h('li', {},
       h('button', { class: 'row-main', text: [song.Artist, name].filter(Boolean).join(' — '), 'aria-label': `${t('playNow')} ${name}`,
-        onclick: async () => { const added = await this.mpd.record(`addid ${quote(file)}`); await this.run(`playid ${added.Id}`); } }),
+        onclick: async () => { const added = await this.mpd.record(`addid ${quote(file)}`); await this.run(`playid ${added.Id}`); } },
+        this.positionNote(file)),
       h('button', { class: 'row-action', text: '⤵', 'aria-label': `${t('insert')} ${name}`, onclick: () => this.insert(`add ${quote(file)}`) }),
       h('button', { class: 'row-action', text: '+', 'aria-label': `${t('add')} ${name}`, onclick: () => this.run(`add ${quote(file)}`) }),
     );
@@ -188,6 +217,7 @@ export class Library {
 
   async search(text) {
     if (!text.trim()) return this.refresh();
+    await this.loadPositions();
     let songs = [];
     try {
       songs = await this.mpd.records(`search ${quote(`(any contains ${quote(text)})`)} window 0:200`, 'file');

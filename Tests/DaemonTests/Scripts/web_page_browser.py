@@ -144,7 +144,11 @@ def library_scenario():
         "return [image.naturalWidth, image.naturalHeight, entry ? entry.encodedBodySize : -1];"))
     driver.save_screenshot(os.path.join(artifacts, "library-360.png"))
     result["overflowLibrary360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    # Where a long song was left, and one heard to its end, as the stickers say.
+    mpd('sticker set song "Alpha Band/First Light/03 - Dusk.wav" elapsed 754',
+        'sticker set song "Alpha Band/First Light/02 - Noon.mp3" played 1796194800')
     tile[0].click()
+    result["positions"] = wait(lambda: "▶ 12:34" in text_of("#library-list li") and "✓" in text_of("#library-list li"))
     add = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Add First Light']"))
     result["albumSongs"] = wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#library-list li")) > 1 and text_of("#library-list li"))
     driver.save_screenshot(os.path.join(artifacts, "album-360.png"))
