@@ -256,6 +256,16 @@ def basic_scenario():
     result["coverWidth"] = wait(lambda: driver.execute_script(
         "const c = document.getElementById('cover'); return !c.hidden && c.complete ? c.naturalWidth : null;"))
 
+    # Next and the seek bar, from the page, on a queue of two 30-second songs.
+    mpd("clear", 'add "Long/long.wav"', 'add "Long/long.wav"', "play 0")
+    wait(lambda: "state: play" in mpd("status")[0])
+    click("button[aria-label='Next']")
+    result["nextPlayed"] = bool(wait(lambda: "song: 1" in mpd("status")[0]))
+    driver.execute_script("const bar = document.getElementById('position'); bar.value = 20; bar.dispatchEvent(new Event('change'));")
+    result["seeked"] = bool(wait(lambda: any(line.startswith("elapsed: ") and float(line.split(": ")[1]) >= 20 for line in mpd("status")[0])))
+    result["elapsedShown"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('elapsed').textContent; return t >= '0:20' && t.length === 4 ? t : null;"))
+
     library_scenario()
 
     driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
