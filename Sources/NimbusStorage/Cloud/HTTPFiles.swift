@@ -81,8 +81,10 @@ public struct HTTPFiles: Sendable {
     /// A small document fetched whole (a playlist): `accepts` sees the headers first and may
     /// refuse the body (an audio stream where a playlist was expected), which is never read
     /// then; more than `limit` bytes is refused too.
+    /// `headers`: conditional ones (`If-None-Match`) for a feed; a 304 comes back as it is.
     public func fetchDocument(
-        _ url: String, limit: Int, accepts: @escaping (HTTPResponse) -> Bool
+        _ url: String, limit: Int, headers: [(name: String, value: String)] = [], compressed: Bool = false,
+        accepts: @escaping (HTTPResponse) -> Bool
     ) throws(InputError) -> (HTTPResponse, [UInt8]) {
         let host = Self.host(url)
         var bytes: [UInt8] = []
@@ -91,8 +93,10 @@ public struct HTTPFiles: Sendable {
         let response: HTTPResponse
         do {
             response = try pool.withSession { session throws(HTTPError) in
-                try session.perform(
-                    HTTPRequest(url: url, stallTimeout: 10),
+                var request = HTTPRequest(url: url, headers: headers, stallTimeout: 10)
+                request.compressed = compressed
+                return try session.perform(
+                    request,
                     onResponse: { response in
                         guard response.isSuccess, accepts(response) else {
                             refused = response
