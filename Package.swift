@@ -135,7 +135,7 @@ let package = Package(
             name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
         // The companion command line for what MPD clients cannot do: signing in to cloud accounts.
-        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusSupport"], swiftSettings: strict),
+        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
 
         // Real daemons and servers as child processes, line clients, fixtures: shared by the
         // test suite and `make bench`.

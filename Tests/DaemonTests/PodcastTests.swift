@@ -114,4 +114,33 @@ final class PodcastTests: XCTestCase {
         try daemon.waitForDatabase(songs: 12)
         XCTAssertEqual(try again.request("listpodcasts"), ["OK"])
     }
+
+    func testTheCommandLineImportsAndExportsOPML() throws {
+        let server = try HTTPFileServer()
+        keep.append(server)
+        let scratch = TemporaryDirectory("nimbus-podcast-cli")
+        keep.append(scratch)
+        try server.put("/a.xml", "<rss><channel><title>Show A</title><item><guid>1</guid><title>One</title>"
+            + "<itunes:duration xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\">60</itunes:duration>"
+            + "<enclosure url=\"1.mp3\"/></item></channel></rss>")
+        try server.put("/b.xml", "<rss><channel><title>Show B</title></channel></rss>")
+        let daemon = try ServerProcess(.nimbus, config: "", musicDirectory: try Fixtures.library())
+        keep.append(daemon)
+        let nimbus = ServerProcess.buildDirectory + "/nimbus"
+        let place = ["--host", "127.0.0.1", "--port", "\(daemon.port)"]
+        let opml = scratch.write("feeds.opml", """
+            <?xml version="1.0"?><opml version="2.0"><head/><body><outline text="Group">
+            <outline type="rss" text="A" xmlUrl="\(server.url)/a.xml"/><outline type="rss" text="B" xmlUrl="\(server.url)/b.xml"/>
+            </outline></body></opml>
+            """)
+        let imported = try runTool(nimbus, ["podcasts", "import", opml] + place)
+        XCTAssertTrue(imported.contains("subscribed: Show A") && imported.contains("subscribed: Show B"), imported)
+        let listed = try runTool(nimbus, ["podcasts", "list"] + place)
+        XCTAssertTrue(listed.contains("Show A: 1 episodes, 0 new"), listed)
+        let exported = try runTool(nimbus, ["podcasts", "export"] + place)
+        XCTAssertTrue(exported.contains("xmlUrl=\"\(server.url)/a.xml\"") && exported.contains("text=\"Show B\""), exported)
+        XCTAssertTrue(try runTool(nimbus, ["podcasts", "remove", "Show B"] + place).contains("unsubscribed"))
+        XCTAssertThrowsError(try runTool(nimbus, ["podcasts", "add", "\(server.url)/missing.xml"] + place), "a feed that is not there fails")
+        XCTAssertEqual(try daemon.connect().request("listpodcasts").filter { $0.hasPrefix("podcast: ") }, ["podcast: Show A"])
+    }
 }
