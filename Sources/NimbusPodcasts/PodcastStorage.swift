@@ -40,6 +40,12 @@ public struct PodcastStorage: Storage {
         return try http.open(episode.url, purpose: purpose, allowLive: false)
     }
 
+    /// An episode kept offline (`pin podcasts/SHOW`): its enclosure in the range cache.
+    public func offlineFile(_ path: String) -> OfflineFile? {
+        guard let found = try? find(path), let episode = found.1 else { return nil }
+        return http.offlineFile(episode.url, account: "podcasts")
+    }
+
     public func localPath(_ path: String) -> String? { nil }
 
     public func refresh(_ path: String) -> Bool { false }

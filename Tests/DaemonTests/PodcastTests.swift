@@ -66,6 +66,13 @@ final class PodcastTests: XCTestCase {
         let black = try client.request("lsinfo \"podcasts/Tea & Talk/2026-11-30 - Black.mp3\"")
         XCTAssertEqual(Double(field("duration", black) ?? "") ?? 0, 5, accuracy: 0.2, "no itunes:duration: read from the audio")
         XCTAssertEqual(try client.request("find genre Podcast").filter { $0.hasPrefix("file: ") }.count, 2)
+        // Kept offline: both episodes downloaded whole into the range cache.
+        XCTAssertEqual(try client.request("pin \"podcasts/Tea & Talk\""), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 20) { (try? client.request("listpins"))?.contains("state: completed") == true },
+            "\((try? client.request("listpins")) ?? [])")
+        XCTAssertTrue(server.requests.contains { $0.path == "/media/2.mp3" && $0.bytes >= audio.count - 1 } || server.bytesSent(for: "/media/2.mp3") >= audio.count,
+            "the whole of an episode fetched")
+        XCTAssertEqual(try client.request("unpin \"podcasts/Tea & Talk\""), ["OK"])
 
         var list = try client.request("listpodcasts")
         XCTAssertEqual(field("podcast", list), "Tea & Talk")
