@@ -53,8 +53,11 @@ let package = Package(
         .target(
             name: "NimbusStorage", dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport"],
             swiftSettings: strict),
-        // Podcasts: feeds (RSS, Atom) read into shows and episodes, with the names episodes get in the library.
-        .target(name: "NimbusPodcasts", dependencies: ["NimbusXML"], swiftSettings: strict),
+        // Podcasts: feeds (RSS, Atom) read into shows and episodes, the subscriptions kept and refreshed, and
+        // the storage that mounts them at `podcasts/` (episodes through the range cache).
+        .target(
+            name: "NimbusPodcasts", dependencies: ["NimbusXML", "NimbusStorage", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         // Offline pins: songs kept whole in the range cache by download threads, one state machine each.
         .target(name: "NimbusOffline", dependencies: ["NimbusStorage", "NimbusInput", "NimbusSupport"], swiftSettings: strict),
         // Audio formats: tag scanning and decoding (libmpg123, libvorbisfile, libFLAC, libopusfile, FFmpeg, WAV),
@@ -123,7 +126,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
-                "NimbusArtwork",
+                "NimbusArtwork", "NimbusPodcasts",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
@@ -132,7 +135,7 @@ let package = Package(
             name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
         // The companion command line for what MPD clients cannot do: signing in to cloud accounts.
-        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusSupport"], swiftSettings: strict),
+        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
 
         // Real daemons and servers as child processes, line clients, fixtures: shared by the
         // test suite and `make bench`.

@@ -82,6 +82,7 @@ struct ConfigReader {
         case "restore_paused": config.restorePaused = try bool(param)
         case "sleep_fade": config.sleepFade = try number(param, range: 0...600)
         case "resume_min_length": config.resumeMinimumLength = try number(param, range: 0...Int(Int32.max))
+        case "podcast_refresh_interval": config.podcastRefreshInterval = try number(param, range: 60...Int(Int32.max))
         case "state_file_interval": config.stateFileInterval = try number(param, range: 1...Int(Int32.max))
         case "save_absolute_paths_in_playlists": config.absolutePlaylistPaths = try bool(param)
         case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)

@@ -25,6 +25,8 @@ public struct DaemonConfiguration: Sendable {
     public var sleepFade = 10
     /// Songs at least this many seconds long get resume positions (`resume_min_length`; 0: none).
     public var resumeMinimumLength = 600
+    /// Seconds between refreshes of every podcast feed (`podcast_refresh_interval`).
+    public var podcastRefreshInterval = 3600
     /// Bytes the range cache may keep on disk (`cache_size`).
     public var cacheSize: Int64 = 4 << 30
     /// Seconds after which cached bytes of a cloud file not whole on disk are confirmed with

@@ -8,6 +8,7 @@ import NimbusInput
 import NimbusLibrary
 import NimbusOffline
 import NimbusOutput
+import NimbusPodcasts
 import NimbusProtocol
 import NimbusServer
 import NimbusSources
@@ -32,6 +33,7 @@ public final class Daemon {
     let mounts: Mounts
     let offline: OfflineDownloads
     let accountManager: CloudAccountManager
+    let podcasts: PodcastManager
     private var watcher: LibraryWatcher?
     /// Token files written or removed behind the daemon's back (a sign-in, a sign-out).
     private var credentialWatch: FileWatch?
@@ -118,6 +120,11 @@ public final class Daemon {
         }
         services.offline = offline
         services.accounts = accountManager
+        let http = HTTPFiles(accounts: cloud)
+        podcasts = PodcastManager(
+            shows: PodcastShows(path: configuration.stateFile + ".podcasts", http: http, logger: logger.domain("podcasts")), http: http,
+            mounted: mounted, library: library, interval: configuration.podcastRefreshInterval, logger: logger.domain("podcasts"))
+        services.podcasts = podcasts
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
             musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths,
@@ -172,6 +179,7 @@ public final class Daemon {
                 logger: logger.domain("inotify"))
         }
         startWebPage()
+        podcasts.start()
         logger.notice(
             "Nimbus \(Version.string) ready on \(server.listeningOn.joined(separator: ", ")); protocol \(ProtocolVersion.current)"
                 + (web.map { "; web page " + $0.listeningOn.joined(separator: ", ") } ?? ""))
@@ -188,6 +196,7 @@ public final class Daemon {
             logger.domain("cache").notice("traffic: \(summary)")
         }
         announcer?.stop()
+        podcasts.stop()
         web?.stop()
         server.stop()
         offline.stop()

@@ -201,11 +201,22 @@ struct UpdateWalk {
         -> LibrarySong?
     {
         guard let plugin = registry.plugin(forPath: path) else { return nil }
+        // The listing's own tags (a feed's) with their duration: nothing to read.
+        if let known = entry.tag, known.duration != nil {
+            logger.info("added \(path)")
+            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known)
+        }
         do {
             let stream = try storage.open(path, purpose: .indexing)
             let result = try plugin.scan(stream, options: ScanOptions())
             logger.info("added \(path)")
-            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: result.tag)
+            var tag = result.tag
+            if var known = entry.tag {
+                // The listing's tags win; the file gives what the listing lacked (its length).
+                known.duration = known.duration ?? tag.duration
+                tag = known
+            }
+            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag)
         } catch let error as DecoderError {
             logger.warning("Skipping \"\(path)\": \(error.message)")
         } catch {

@@ -20,6 +20,8 @@ public struct ServerServices {
     public var accounts: (any AccountControl)?
     /// Offline pins and their downloads; nil without cloud storage to pin.
     public var offline: OfflineDownloads?
+    /// Podcast subscriptions; nil when the daemon offers none.
+    public var podcasts: (any PodcastControl)?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
 
@@ -60,6 +62,7 @@ public final class ServerContext {
     public let mounts: (any MountControl)?
     public let accounts: (any AccountControl)?
     public let offline: OfflineDownloads?
+    public let podcasts: (any PodcastControl)?
     /// Keeps the pins' song lists current as the database and the playlists change.
     private(set) var pinSync: PinSync?
     let shutdown: @CoreActor () -> Void
@@ -83,6 +86,7 @@ public final class ServerContext {
         mounts = services.mounts
         accounts = services.accounts
         offline = services.offline
+        podcasts = services.podcasts
         shutdown = services.shutdown
         if let offline = services.offline {
             let sync = PinSync(offline: offline, context: self)

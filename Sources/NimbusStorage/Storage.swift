@@ -1,3 +1,4 @@
+import NimbusModel
 import NimbusInput
 
 /// What a storage lists: enough to decide whether a file needs rescanning.
@@ -13,14 +14,20 @@ public struct StorageEntry: Sendable, Hashable {
     public let identity: FileIdentity?
     /// Reached through a symbolic link (listfiles hides these, as MPD does).
     public let isSymbolicLink: Bool
+    /// Tags the listing itself knows (a podcast feed's): the database takes them instead of
+    /// reading the file, which is then opened only for a duration the listing lacks.
+    public let tag: Tag?
 
-    public init(name: String, kind: Kind, size: Int64, modified: Int64, identity: FileIdentity?, isSymbolicLink: Bool = false) {
+    public init(
+        name: String, kind: Kind, size: Int64, modified: Int64, identity: FileIdentity?, isSymbolicLink: Bool = false, tag: Tag? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.size = size
         self.modified = modified
         self.identity = identity
         self.isSymbolicLink = isSymbolicLink
+        self.tag = tag
     }
 }
 

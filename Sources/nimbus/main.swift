@@ -28,6 +28,11 @@ let usage = """
       offline pause|resume|retry [URI…]
                           one pin's downloads, or all of them
       --wait              (offline add, resume, retry) wait until the pins are complete
+      podcasts add URL…   subscribe to podcast feeds (each show becomes podcasts/SHOW)
+      podcasts remove NAME…|list|refresh [NAME]
+                          unsubscribe, list the shows, read the feeds again
+      podcasts import FILE.opml | export
+                          subscriptions in and out as OPML, as podcast apps keep them
       sleep TIME|end|off  fade out and pause after TIME (30m, 1h, 90s; plain numbers are
                           minutes), at the end of this song, or cancel the timer
     FILE defaults to /etc/nimbus/nimbusd.conf; HOST and PORT to MPD_HOST and MPD_PORT, as
@@ -55,6 +60,8 @@ case "offline":
     exit(Offline(options: options).run())
 case "sleep":
     exit(Sleep(options: options).run())
+case "podcasts":
+    exit(Podcasts(options: options).run())
 case let word?:
     Console.fail("unknown command \"\(word)\"\n\(usage)")
 case nil:

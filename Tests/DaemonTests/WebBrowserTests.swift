@@ -128,4 +128,32 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         _ = daemon
     }
+
+    /// Podcasts from the page: a feed subscribed by its address, the show listed with its
+    /// episodes, and opened as its folder in the Library.
+    func testSubscribingToAPodcastFromThePage() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
+        let server = try HTTPFileServer()
+        try server.put("/feed.xml", """
+            <rss xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Tea Time</title>
+            <item><guid>2</guid><title>Green</title><pubDate>Tue, 01 Dec 2026 07:00:00 +0000</pubDate><itunes:duration>65</itunes:duration>
+            <enclosure url="2.mp3" type="audio/mpeg"/></item>
+            <item><guid>1</guid><title>Black</title><pubDate>Mon, 30 Nov 2026 07:00:00 +0000</pubDate><itunes:duration>60</itunes:duration>
+            <enclosure url="1.mp3" type="audio/mpeg"/></item></channel></rss>
+            """)
+        let port = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(port)\"\n}", musicDirectory: try Fixtures.library())
+        try daemon.waitForDatabase(songs: 12)
+        let artifacts = Fixtures.repositoryRoot + "/.build/artifacts/web"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
+        let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "podcast", server.url + "/feed.xml"])
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
+        XCTAssertEqual(result["subscribed"] as? Bool, true, "the show listed with its two episodes")
+        XCTAssertTrue((result["episodesShown"] as? String ?? "").contains("Black"), "the show's folder in the Library")
+        XCTAssertEqual(result["overflow360"] as? Bool, false)
+        XCTAssertEqual(result["overflow1280"] as? Bool, false)
+        XCTAssertEqual(try daemon.connect().request("listpodcasts").first, "podcast: Tea Time")
+        _ = (server, daemon)
+    }
 }

@@ -18,6 +18,9 @@ public struct HTTPRequest: Sendable {
     public var followRedirects: Bool
     /// Seconds without a single byte before the transfer is abandoned (a stalled connection).
     public var stallTimeout: Int
+    /// Whether the server may compress the body (gzip, deflate; libcurl decodes it). Off for
+    /// files read by byte range, whose offsets must refer to the stored bytes.
+    public var compressed = false
 
     public init(
         method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,

@@ -45,8 +45,8 @@ public final class HTTPSession {
             ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, request.stallTimeout)
             ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
             ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, 8)
-            // Byte offsets must refer to the stored file.
-            ccurl_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, "identity")
+            // Byte offsets must refer to the stored file; a whole document may come compressed.
+            ccurl_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, request.compressed ? "" : "identity")
             ccurl_setopt_str(easy, CURLOPT_USERAGENT, "Nimbus/0.1 (MPD-compatible music server)")
             if let range = request.range {
                 ccurl_setopt_str(easy, CURLOPT_RANGE, "\(range.first)-\(range.last.map(String.init) ?? "")")

@@ -28,6 +28,17 @@ public struct HTTPFiles: Sendable {
             guard allowLive else { throw InputError("\(host): a live stream") }
             return LiveHTTPStream(url: url, mimeType: response[header: "content-type"], pool: pool, what: host)
         }
+        let (key, length, source) = try cacheable(url, response)
+        let stream = try cache.open(
+            key: key, length: length, source: source, purpose: purpose, uri: url, mimeType: response[header: "content-type"])
+        // The probe just named the version: its cached bytes are current.
+        stream.markConfirmed()
+        return stream
+    }
+
+    /// The file a probe described, as the range cache keys and fetches it.
+    private func cacheable(_ url: String, _ response: HTTPResponse) throws(InputError) -> (CacheKey, Int64, RangedHTTPSource) {
+        let host = Self.host(url)
         let length: Int64
         if response.status == 206, let total = response.contentRange?.total {
             length = total
@@ -42,13 +53,21 @@ public struct HTTPFiles: Sendable {
         let validator = etag.flatMap { $0.hasPrefix("\"") ? $0 : nil }
         let version = etag ?? response[header: "last-modified"] ?? "\(length)"
         let source = RangedHTTPSource(what: host, pool: pool, length: length, validator: validator) { _ in HTTPTarget(url: url) }
-        let stream = try cache.open(
-            key: CacheKey(account: "http", fileID: url, version: version), length: length, source: source, purpose: purpose,
-            uri: url, mimeType: response[header: "content-type"])
-        // The probe just named the version: its cached bytes are current.
-        stream.markConfirmed()
-        return stream
+        return (CacheKey(account: "http", fileID: url, version: version), length, source)
     }
+
+    /// A URL's file as an offline download sees it (a podcast episode kept offline), with the
+    /// same cache key playing uses, so pinned bytes and heard bytes are one copy. Blocking:
+    /// one probe. nil for a live stream or an unreachable file.
+    public func offlineFile(_ url: String, account: String) -> OfflineFile? {
+        guard let response = try? probe(url), !Self.isLive(response), let (key, length, source) = try? cacheable(url, response) else {
+            return nil
+        }
+        return OfflineFile(account: account, key: key, size: length, health: Self.health, cache: cache, source: source)
+    }
+
+    /// Files by URL belong to no account: their health is always fine.
+    private static let health = AccountHealth(path: nil)
 
     /// The headers of a one-byte ranged GET, remembered for a few seconds.
     private func probe(_ url: String) throws(InputError) -> HTTPResponse {
@@ -81,8 +100,10 @@ public struct HTTPFiles: Sendable {
     /// A small document fetched whole (a playlist): `accepts` sees the headers first and may
     /// refuse the body (an audio stream where a playlist was expected), which is never read
     /// then; more than `limit` bytes is refused too.
+    /// `headers`: conditional ones (`If-None-Match`) for a feed; a 304 comes back as it is.
     public func fetchDocument(
-        _ url: String, limit: Int, accepts: @escaping (HTTPResponse) -> Bool
+        _ url: String, limit: Int, headers: [(name: String, value: String)] = [], compressed: Bool = false,
+        accepts: @escaping (HTTPResponse) -> Bool
     ) throws(InputError) -> (HTTPResponse, [UInt8]) {
         let host = Self.host(url)
         var bytes: [UInt8] = []
@@ -91,8 +112,10 @@ public struct HTTPFiles: Sendable {
         let response: HTTPResponse
         do {
             response = try pool.withSession { session throws(HTTPError) in
-                try session.perform(
-                    HTTPRequest(url: url, stallTimeout: 10),
+                var request = HTTPRequest(url: url, headers: headers, stallTimeout: 10)
+                request.compressed = compressed
+                return try session.perform(
+                    request,
                     onResponse: { response in
                         guard response.isSuccess, accepts(response) else {
                             refused = response

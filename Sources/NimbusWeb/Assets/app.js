@@ -29,16 +29,17 @@ async function run(line) {
 const now = new NowPlaying(mpd, run);
 const queue = new Queue(mpd, run);
 // The pages not on the first screen load after the playing song is shown.
-let library = null, accounts = null, offline = null, playlists = null, settings = null;
+let library = null, accounts = null, offline = null, playlists = null, settings = null, podcasts = null;
 
 async function loadPages() {
-  const [{ Library }, { Accounts }, { Offline }, { Playlists }, { Settings }] = await Promise.all(
-    ['./library.js', './accounts.js', './offline.js', './playlists.js', './settings.js'].map((module) => import(module)));
+  const [{ Library }, { Accounts }, { Offline }, { Playlists }, { Settings }, { Podcasts }] = await Promise.all(
+    ['./library.js', './accounts.js', './offline.js', './playlists.js', './settings.js', './podcasts.js'].map((module) => import(module)));
   library = new Library(mpd, run);
   accounts = new Accounts(mpd, run, (name) => { location.hash = '#library'; return library.open(name); });
   offline = new Offline(mpd, run);
   playlists = new Playlists(mpd, run);
   settings = new Settings(mpd, run);
+  podcasts = new Podcasts(mpd, run, (path) => { location.hash = '#library'; return library.open(path); });
 }
 
 async function learnLibraryVersion() {
@@ -92,6 +93,7 @@ async function follow(changed) {
   if (any('offline')) await offline.refresh();
   if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());
   if (any('options', 'update', 'database')) await settings.refresh(now.status);
+  if (any('database')) await podcasts.refresh();
 }
 mpd.addEventListener('close', () => { $('connection').textContent = t('disconnected'); });
 
@@ -144,6 +146,7 @@ async function start() {
   library.setPlaylists(await playlists.refresh());
   if (onScreen !== 'library') await library.show('albums');
   await offline.refresh();
+  await podcasts.refresh();
   await settings.refresh(now.status);
 }
 start().catch(() => { $('connection').textContent = t('disconnected'); });

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The web page in headless Chromium, as a person on a phone and on a laptop uses it.
 
-Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD | bench]
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD | podcast FEED_URL | bench]
 With `cloud ACCOUNT` it signs in to that account from the Accounts page (the emulator approves
 the device code), keeps its Album folder offline from the Library and follows the download on
 the Offline page, and searches the library. With `login PASSWORD` it answers the page's
@@ -27,6 +27,7 @@ page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
 password = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "login" else None
 bench = len(sys.argv) > 4 and sys.argv[4] == "bench"
+podcast = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "podcast" else None
 os.makedirs(artifacts, exist_ok=True)
 
 
@@ -187,6 +188,24 @@ return [Math.max(grid ? grid.startTime : 0, ...arrived), images.length, inView.l
 """
 
 
+def podcast_scenario():
+    """Subscribe from the Podcasts page, open the show, see its episodes."""
+    driver.get(page + "#podcasts")
+    box = wait(lambda: driver.find_elements(By.ID, "podcast-url"))[0]
+    box.send_keys(podcast + "\n")
+    result["subscribed"] = bool(wait(lambda: "Tea Time" in text_of("#podcast-list li") and "2 episodes" in text_of("#podcast-list li"), 20))
+    driver.save_screenshot(os.path.join(artifacts, "podcasts-360.png"))
+    result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    click("#podcast-list button[aria-label='Open Tea Time']")
+    result["episodesShown"] = wait(lambda: location_is("#library") and "Green" in text_of("#library-list li") and text_of("#library-list li"), 20)
+    driver.set_window_size(1280, 800)
+    driver.get(page + "#podcasts")
+    wait(lambda: "Tea Time" in text_of("#podcast-list li"))
+    driver.save_screenshot(os.path.join(artifacts, "podcasts-1280.png"))
+    result["overflow1280"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
 def bench_scenario():
     driver.get("about:blank")
     driver.execute_cdp_cmd("Network.enable", {})
@@ -328,6 +347,8 @@ try:
         login_scenario()
     elif bench:
         bench_scenario()
+    elif podcast:
+        podcast_scenario()
     else:
         basic_scenario()
 finally:

@@ -1,0 +1,110 @@
+import Foundation
+import NimbusLibrary
+import NimbusPodcasts
+import NimbusServer
+import NimbusStorage
+import NimbusSupport
+
+/// The podcast subscriptions of the daemon: mounts them at `podcasts/` while there is one,
+/// updates the library when a show's episodes change (which raises `database` once), and
+/// refreshes every feed on a timer of its own (`podcast_refresh_interval`).
+final class PodcastManager: PodcastControl, @unchecked Sendable {
+    static let mountName = "podcasts"
+
+    let shows: PodcastShows
+    private let storage: PodcastStorage
+    private let mounted: MountedStorage
+    private let library: MusicLibrary
+    private let logger: Logger
+    private let interval: Double
+    private var timer: Thread?
+    private let stopped = NSCondition()
+    private var stopping = false
+
+    @CoreActor
+    init(shows: PodcastShows, http: HTTPFiles, mounted: MountedStorage, library: MusicLibrary, interval: Int, logger: Logger) {
+        self.shows = shows
+        self.mounted = mounted
+        self.library = library
+        self.logger = logger
+        self.interval = Double(max(60, interval))
+        storage = PodcastStorage(shows: shows, http: http)
+        if !shows.shows.isEmpty { mounted.mount(Self.mountName, storage) }
+    }
+
+    func subscribe(_ url: String) throws(PodcastFailure) -> String {
+        do {
+            let name = try shows.subscribe(url)
+            changed([name])
+            return name
+        } catch {
+            throw PodcastFailure(.feed, error.description)
+        }
+    }
+
+    func unsubscribe(_ name: String) throws(PodcastFailure) {
+        do {
+            try shows.unsubscribe(name)
+        } catch {
+            throw PodcastFailure(.noSuchPodcast, error.description)
+        }
+        changed([name])
+    }
+
+    func refresh(_ name: String?) throws(PodcastFailure) {
+        do {
+            changed(try shows.refresh(name))
+        } catch {
+            throw PodcastFailure(name.map { shows.show(named: $0) == nil } == true ? .noSuchPodcast : .feed, error.description)
+        }
+    }
+
+    var listing: [PodcastListing] {
+        shows.shows.map { show in
+            PodcastListing(
+                name: show.name, url: show.url, episodes: show.episodes.count,
+                arrivals: show.episodes.filter { $0.seen > show.subscribed }.map { "\(Self.mountName)/\(show.name)/\($0.file)" },
+                updated: show.updated, error: show.error)
+        }
+    }
+
+    /// The mount follows the subscriptions; the library reads the shows that changed.
+    private func changed(_ names: [String]) {
+        guard !names.isEmpty else { return }
+        let any = !shows.shows.isEmpty
+        if any { mounted.mount(Self.mountName, storage) }
+        Task { @CoreActor [library, logger] in
+            do {
+                _ = try library.update(any ? Self.mountName : "")
+            } catch {
+                logger.warning("podcasts: the library update queue is full; run update")
+            }
+            if !any { self.mounted.unmount(Self.mountName) }
+        }
+    }
+
+    /// Refreshes every feed every `interval` seconds, on a thread of its own (the network).
+    func start() {
+        let thread = Thread { [self] in
+            while true {
+                stopped.lock()
+                let deadline = Date().addingTimeInterval(interval)
+                while !stopping, stopped.wait(until: deadline) {}
+                let done = stopping
+                stopped.unlock()
+                if done { return }
+                if !shows.shows.isEmpty { changed((try? shows.refresh(nil)) ?? []) }
+            }
+        }
+        thread.name = "podcasts"
+        thread.start()
+        timer = thread
+    }
+
+    func stop() {
+        stopped.lock()
+        stopping = true
+        stopped.signal()
+        stopped.unlock()
+    }
+}
