@@ -123,7 +123,8 @@ public final class Daemon {
         let http = HTTPFiles(accounts: cloud)
         podcasts = PodcastManager(
             shows: PodcastShows(path: configuration.stateFile + ".podcasts", http: http, logger: logger.domain("podcasts")), http: http,
-            mounted: mounted, library: library, interval: configuration.podcastRefreshInterval, logger: logger.domain("podcasts"))
+            mounted: mounted, library: library, offline: offline, interval: configuration.podcastRefreshInterval,
+            logger: logger.domain("podcasts"))
         services.podcasts = podcasts
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
@@ -133,6 +134,8 @@ public final class Daemon {
             context: ServerContext(
                 settings: Self.serverSettings(configuration), logger: logger.domain("client"), idle: idle, services: services))
         library.onEvents = { idle.emit($0) }
+        let context = server.context
+        podcasts.pinsChanged = { Task { @CoreActor in context.syncPins(); idle.emit(.offline) } }
         // Weak: an update thread or a timer may outlive an in-process daemon that was stopped.
         library.onInstalled = { [weak self] _ in self?.installed() }
         relay.daemon = self

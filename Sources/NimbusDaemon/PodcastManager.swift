@@ -1,5 +1,6 @@
 import Foundation
 import NimbusLibrary
+import NimbusOffline
 import NimbusPodcasts
 import NimbusServer
 import NimbusStorage
@@ -15,15 +16,22 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     private let storage: PodcastStorage
     private let mounted: MountedStorage
     private let library: MusicLibrary
+    private let offline: OfflineDownloads
     private let logger: Logger
+    /// Pins changed (set at start, before any thread runs): the server syncs them and tells clients.
+    var pinsChanged: @Sendable () -> Void = {}
     private let interval: Double
     private var timer: Thread?
     private let stopped = NSCondition()
     private var stopping = false
 
     @CoreActor
-    init(shows: PodcastShows, http: HTTPFiles, mounted: MountedStorage, library: MusicLibrary, interval: Int, logger: Logger) {
+    init(
+        shows: PodcastShows, http: HTTPFiles, mounted: MountedStorage, library: MusicLibrary, offline: OfflineDownloads, interval: Int,
+        logger: Logger
+    ) {
         self.shows = shows
+        self.offline = offline
         self.mounted = mounted
         self.library = library
         self.logger = logger
@@ -43,6 +51,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     }
 
     func unsubscribe(_ name: String) throws(PodcastFailure) {
+        if shows.show(named: name) != nil { try? keep(name, count: 0) }
         do {
             try shows.unsubscribe(name)
         } catch {
@@ -59,18 +68,45 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
         }
     }
 
+    func keep(_ name: String, count: Int) throws(PodcastFailure) {
+        guard var show = shows.show(named: name) else { throw PodcastFailure(.noSuchPodcast, "no such podcast: \(name)") }
+        show.keep = count > 0 ? count : nil
+        applyKeep(show)
+    }
+
+    /// Pins the newest episodes a show keeps and unpins those it kept before and no longer
+    /// does; pins made by hand are left alone.
+    private func applyKeep(_ show: PodcastShow) {
+        let wanted = Set(show.toKeep), had = Set(show.kept ?? [])
+        var changed = false
+        for file in wanted.subtracting(had) {
+            changed = offline.add(Pin(kind: .song, name: "\(Self.mountName)/\(show.name)/\(file)")) || changed
+        }
+        for file in had.subtracting(wanted) {
+            do {
+                try offline.remove(Pin.ID(playlist: false, name: "\(Self.mountName)/\(show.name)/\(file)"))
+                changed = true
+            } catch {
+                logger.info("podcast \(show.name): \(file) was no longer pinned")
+            }
+        }
+        try? shows.setKeep(show.name, count: show.keep, kept: show.toKeep)
+        if changed { pinsChanged() }
+    }
+
     var listing: [PodcastListing] {
         shows.shows.map { show in
             PodcastListing(
                 name: show.name, url: show.url, episodes: show.episodes.count,
                 arrivals: show.episodes.filter { $0.seen > show.subscribed }.map { "\(Self.mountName)/\(show.name)/\($0.file)" },
-                updated: show.updated, error: show.error)
+                updated: show.updated, error: show.error, keep: show.keep)
         }
     }
 
     /// The mount follows the subscriptions; the library reads the shows that changed.
     private func changed(_ names: [String]) {
         guard !names.isEmpty else { return }
+        for name in names { if let show = shows.show(named: name), show.keep != nil { applyKeep(show) } }
         let any = !shows.shows.isEmpty
         if any { mounted.mount(Self.mountName, storage) }
         Task { @CoreActor [library, logger] in

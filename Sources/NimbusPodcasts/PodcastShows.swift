@@ -36,6 +36,13 @@ public struct PodcastShow: Codable, Sendable, Equatable {
     /// Why the last refresh failed; nil when it worked.
     public var error: String?
     public var episodes: [Episode]
+    /// `podcastkeep`: how many of the newest episodes are kept offline (nil: none).
+    public var keep: Int?
+    /// The episodes (file names) `podcastkeep` pinned, so it unpins only its own.
+    public var kept: [String]?
+
+    /// The newest `keep` episodes' file names.
+    public var toKeep: [String] { Array(episodes.prefix(keep ?? 0).map(\.file)) }
 }
 
 /// The subscriptions: fetched, parsed, kept beside the state file (written whole and
@@ -102,6 +109,18 @@ public final class PodcastShows: Sendable {
             logger.notice("subscribed to \(name) (\(show.episodes.count) episodes)")
             return name
         }
+    }
+
+    /// Records how many of a show's newest episodes are kept offline, and which are pinned now.
+    public func setKeep(_ name: String, count: Int?, kept: [String]) throws(Failure) {
+        let found = state.withLock { shows in
+            guard let index = shows.firstIndex(where: { $0.name == name }) else { return false }
+            shows[index].keep = count
+            shows[index].kept = kept
+            return true
+        }
+        guard found else { throw Failure("no such podcast: \(name)") }
+        try save()
     }
 
     public func unsubscribe(_ name: String) throws(Failure) {

@@ -10,8 +10,11 @@ public struct PodcastListing: Sendable, Equatable {
     /// UNIX time of the last refresh that reached the feed.
     public var updated: Int64?
     public var error: String?
+    /// `podcastkeep`'s count; nil when not set.
+    public var keep: Int?
 
-    public init(name: String, url: String, episodes: Int, arrivals: [String], updated: Int64?, error: String?) {
+    public init(name: String, url: String, episodes: Int, arrivals: [String], updated: Int64?, error: String?, keep: Int? = nil) {
+        self.keep = keep
         self.name = name
         self.url = url
         self.episodes = episodes
@@ -31,6 +34,8 @@ public protocol PodcastControl: AnyObject, Sendable {
     func unsubscribe(_ name: String) throws(PodcastFailure)
     /// Reads the feeds again, one or all (blocking).
     func refresh(_ name: String?) throws(PodcastFailure)
+    /// Keeps the newest `count` episodes of a show offline (0: none), now and as new ones arrive.
+    func keep(_ name: String, count: Int) throws(PodcastFailure)
     var listing: [PodcastListing] { get }
 }
 

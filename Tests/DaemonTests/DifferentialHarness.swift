@@ -15,7 +15,7 @@ struct DifferentialHarness {
     ]
     /// Nimbus's own, for what MPD has no place for (offline pins, cloud accounts and their sign-in).
     static let nimbusCommands = [
-        "accounttypes", "addaccount", "cachestatus", "sleeptimer", "podcastsubscribe", "podcastunsubscribe", "podcastrefresh",
+        "accounttypes", "addaccount", "cachestatus", "sleeptimer", "podcastkeep", "podcastsubscribe", "podcastunsubscribe", "podcastrefresh",
         "listpodcasts", "removeaccount", "signin", "signincancel", "signincode", "signinpassword", "signout",
         "listaccounts", "listpins", "pausepin", "pin", "pinplaylist", "pinstatus", "resumepin", "retrypin", "unpin", "unpinplaylist",
     ]

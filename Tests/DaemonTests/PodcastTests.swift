@@ -102,6 +102,16 @@ final class PodcastTests: XCTestCase {
         XCTAssertEqual(field("episodes", list), "3")
         XCTAssertEqual(field("new", list), "1", "Oolong arrived after subscribing")
 
+        // The newest episode kept offline, and as the show moves on, only the newest.
+        XCTAssertEqual(try client.request("podcastkeep \"Tea & Talk\" 1"), ["OK"])
+        XCTAssertEqual(field("keep", try client.request("listpodcasts")), "1")
+        XCTAssertTrue(waitUntil(timeout: 20) {
+            let pins = (try? client.request("listpins")) ?? []
+            return pins.contains("pin: podcasts/Tea & Talk/2026-12-02 - Oolong.mp3") && pins.contains("state: completed")
+        }, "\((try? client.request("listpins")) ?? [])")
+        XCTAssertEqual(try client.request("podcastkeep \"Tea & Talk\" 0"), ["OK"])
+        XCTAssertEqual(try client.request("listpins"), ["OK"], "its own pins go when keeping stops")
+
         // The feed breaks: the show keeps its episodes and says why.
         try server.setRules(["/feed.xml": ["status": 404]])
         XCTAssertEqual(try client.request("podcastrefresh"), ["OK"])

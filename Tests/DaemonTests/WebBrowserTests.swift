@@ -151,6 +151,7 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         XCTAssertEqual(result["subscribed"] as? Bool, true, "the show listed with its two episodes")
         XCTAssertTrue((result["episodesShown"] as? String ?? "").contains("Black"), "the show's folder in the Library")
+        XCTAssertEqual(result["kept"] as? Bool, true, "Keep newest 1 from the page is podcastkeep")
         XCTAssertEqual(result["overflow360"] as? Bool, false)
         XCTAssertEqual(result["overflow1280"] as? Bool, false)
         XCTAssertEqual(try daemon.connect().request("listpodcasts").first, "podcast: Tea Time")

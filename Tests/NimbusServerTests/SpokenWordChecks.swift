@@ -21,6 +21,10 @@ extension CheckHelpers {
         "podcastunsubscribe": { _, c in
             XCTAssertEqual(try c.request("podcastunsubscribe Nope"), ["ACK [50@0] {podcastunsubscribe} no such podcast: Nope"])
         },
+        "podcastkeep": { _, c in
+            XCTAssertEqual(try c.request("podcastkeep Nope 3"), ["ACK [50@0] {podcastkeep} no such podcast: Nope"])
+            XCTAssertEqual(try c.request("podcastkeep Nope many"), ["ACK [2@0] {podcastkeep} Expected a number of episodes (0 to 1000): \"many\""])
+        },
         "podcastrefresh": { _, c in
             XCTAssertEqual(try c.request("podcastrefresh"), ["OK"], "nothing to refresh")
             XCTAssertEqual(try c.request("podcastrefresh Nope"), ["ACK [50@0] {podcastrefresh} no such podcast: Nope"])

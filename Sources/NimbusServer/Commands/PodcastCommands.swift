@@ -10,6 +10,7 @@ enum PodcastCommands {
     nonisolated static let all: [Command] = [
         Command("podcastsubscribe", .add, arguments: 1...1, available: hasPodcasts, handler: subscribe),
         Command("podcastunsubscribe", .add, arguments: 1...1, available: hasPodcasts, handler: unsubscribe),
+        Command("podcastkeep", .add, arguments: 2...2, available: hasPodcasts, handler: keep),
         Command("podcastrefresh", .add, arguments: 0...1, available: hasPodcasts, handler: refresh),
         Command("listpodcasts", .read, arguments: 0...0, available: hasPodcasts, handler: list),
     ]
@@ -48,6 +49,19 @@ enum PodcastCommands {
         return .ok
     }
 
+    /// `podcastkeep NAME N`: the newest N episodes kept offline (0 stops it).
+    static func keep(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
+        guard let count = Int(call[1]), (0...1000).contains(count) else {
+            throw ProtocolError.argument("Expected a number of episodes (0 to 1000): \"\(call[1])\"")
+        }
+        do {
+            try control(call).keep(call[0], count: count)
+        } catch let error as PodcastFailure {
+            throw ack(error)
+        }
+        return .ok
+    }
+
     static func refresh(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let podcasts = try control(call), name = call.arguments.first
         return try DeferredAnswer.respond(remote: true, into: &out) {
@@ -72,6 +86,7 @@ enum PodcastCommands {
                 ["elapsed", "played"].contains { name in ((try? stickers?.get(type: "song", uri: uri, name: name)) ?? nil) != nil }
             }
             out.field("new", show.arrivals.filter { !started($0) }.count)
+            if let keep = show.keep { out.field("keep", keep) }
             if let updated = show.updated { out.field("updated", iso8601: updated) }
             if let error = show.error { out.field("error", Redaction.withoutCredentials(error)) }
         }

@@ -1,5 +1,5 @@
 // Podcasts: subscribe by a feed's address, the shows with their episode and new counts (and
-// why a refresh failed), refresh, unsubscribe; a show opens as its folder in the Library,
+// why a refresh failed), how many of the newest to keep offline, refresh, unsubscribe; a show opens as its folder in the Library,
 // where episodes show where they resume (▶) and which were played (✓).
 import { $, h, quote } from './ui.js';
 import { t } from './strings.js';
@@ -36,6 +36,15 @@ export class Podcasts {
     $('podcast-list').replaceChildren(...(shows.length ? shows.map((show) => this.row(show)) : [h('li', { text: t('noPodcasts') })]));
   }
 
+  /// "Keep offline": how many of the newest episodes stay on the box (`podcastkeep`).
+  keepPicker(name, keep) {
+    const select = h('select', { class: 'keep', 'aria-label': `${t('keepOffline')} ${name}` },
+      ...[0, 1, 3, 5, 10].map((count) => h('option', { value: String(count), text: count ? t('keepNewest', { count }) : t('keepNone') })));
+    select.value = String(keep);
+    select.addEventListener('change', async () => { await this.run(`podcastkeep ${quote(name)} ${select.value}`); await this.refresh(); });
+    return select;
+  }
+
   row(show) {
     const name = show.podcast;
     const details = [t('episodes', { count: show.episodes || 0 })];
@@ -44,6 +53,7 @@ export class Podcasts {
     return h('li', { class: 'podcast' },
       h('button', { class: 'row-main', 'aria-label': `${t('open')} ${name}`, onclick: () => this.openFolder(`podcasts/${name}`) },
         h('strong', { text: name }), h('div', { class: 'muted', text: details.join(' · ') })),
+      this.keepPicker(name, Number(show.keep || 0)),
       h('button', { class: 'row-action', text: '↻', 'aria-label': `${t('refresh')} ${name}`,
         onclick: async () => { await this.run(`podcastrefresh ${quote(name)}`); await this.refresh(); } }),
       h('button', { class: 'row-action', text: '×', 'aria-label': `${t('unsubscribe')} ${name}`,

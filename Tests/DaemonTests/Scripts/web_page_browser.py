@@ -196,6 +196,9 @@ def podcast_scenario():
     result["subscribed"] = bool(wait(lambda: "Tea Time" in text_of("#podcast-list li") and "2 episodes" in text_of("#podcast-list li"), 20))
     driver.save_screenshot(os.path.join(artifacts, "podcasts-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.CSS_SELECTOR, "#podcast-list select[aria-label='Keep offline Tea Time']")).select_by_value("1")
+    result["kept"] = bool(wait(lambda: "keep: 1" in mpd("listpodcasts")[0]))
     click("#podcast-list button[aria-label='Open Tea Time']")
     result["episodesShown"] = wait(lambda: location_is("#library") and "Green" in text_of("#library-list li") and text_of("#library-list li"), 20)
     driver.set_window_size(1280, 800)
