@@ -21,9 +21,13 @@ public struct ResumePolicy {
     /// Songs at least this long (milliseconds; `resume_min_length`).
     public let minimumLength: Int
 
-    public init(store: any ResumeStore, minimumLength: Int) {
+    /// Songs that resume whatever their length (podcast episodes).
+    public let always: @Sendable (String) -> Bool
+
+    public init(store: any ResumeStore, minimumLength: Int, always: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.store = store
         self.minimumLength = minimumLength
+        self.always = always
     }
 
     /// A song heard to within this much of its end is finished.
@@ -33,11 +37,11 @@ public struct ResumePolicy {
 }
 
 extension Partition {
-    /// Whether `item` gets a resume position: long enough, of known length, and a whole file
-    /// (a CUE track's position belongs to its range, not the file).
+    /// Whether `item` gets a resume position: long enough (or a podcast episode), of known
+    /// length, and a whole file (a CUE track's position belongs to its range, not the file).
     func resumeLength(of item: QueueItem) -> Int? {
-        guard let policy = home.resume, policy.minimumLength > 0, item.range == nil,
-            let length = item.song.tag.duration, length >= policy.minimumLength
+        guard let policy = home.resume, policy.minimumLength > 0, item.range == nil, let length = item.song.tag.duration,
+            length >= policy.minimumLength || policy.always(item.song.uri)
         else { return nil }
         return length
     }

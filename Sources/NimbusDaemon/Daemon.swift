@@ -159,7 +159,11 @@ public final class Daemon {
         server.context.useStickers(stickers, problem: problem)
         if configuration.resumeMinimumLength > 0 {
             let store = StickerResume(context: server.context, logger: logger.domain("player"))
-            partitions.resume = ResumePolicy(store: store, minimumLength: configuration.resumeMinimumLength * 1000)
+            let podcasts = podcasts
+            store.onFinished = { uri in podcasts.episodeFinished(uri) }
+            partitions.resume = ResumePolicy(store: store, minimumLength: configuration.resumeMinimumLength * 1000) {
+                $0.hasPrefix(PodcastManager.mountName + "/")
+            }
             partitions.keepResumePositions()
         }
         var scanning = false

@@ -51,7 +51,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     }
 
     func unsubscribe(_ name: String) throws(PodcastFailure) {
-        if shows.show(named: name) != nil { try? keep(name, count: 0) }
+        if shows.show(named: name) != nil { try? keep(name, count: 0, forgetPlayed: false) }
         do {
             try shows.unsubscribe(name)
         } catch {
@@ -68,10 +68,30 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
         }
     }
 
-    func keep(_ name: String, count: Int) throws(PodcastFailure) {
+    func keep(_ name: String, count: Int, forgetPlayed: Bool) throws(PodcastFailure) {
         guard var show = shows.show(named: name) else { throw PodcastFailure(.noSuchPodcast, "no such podcast: \(name)") }
         show.keep = count > 0 ? count : nil
+        show.forgetPlayed = count > 0 && forgetPlayed ? true : nil
+        if show.forgetPlayed == nil { show.played = nil }
         applyKeep(show)
+    }
+
+    /// An episode heard to its end: for a show that forgets what was heard, its bytes leave
+    /// the cache (off the core loop: finding its cache entry asks the server) and the next
+    /// newest episode is kept instead.
+    @CoreActor
+    func episodeFinished(_ uri: String) {
+        let parts = uri.split(separator: "/", maxSplits: 2).map(String.init)
+        guard parts.count == 3, parts[0] == Self.mountName, var show = shows.show(named: parts[1]), show.forgetPlayed == true,
+            !(show.played ?? []).contains(parts[2])
+        else { return }
+        show.played = (show.played ?? []) + [parts[2]]
+        applyKeep(show)
+        let storage = storage, file = parts[1] + "/" + parts[2], logger = logger
+        DispatchQueue.global(qos: .utility).async {
+            storage.offlineFile(file)?.discard()
+            logger.info("podcast: forgot the bytes of \(file), heard to its end")
+        }
     }
 
     /// Pins the newest episodes a show keeps and unpins those it kept before and no longer
@@ -90,7 +110,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
                 logger.info("podcast \(show.name): \(file) was no longer pinned")
             }
         }
-        try? shows.setKeep(show.name, count: show.keep, kept: show.toKeep)
+        try? shows.setKeep(show.name, count: show.keep, forget: show.forgetPlayed, kept: show.toKeep, played: show.played)
         if changed { pinsChanged() }
     }
 
@@ -99,7 +119,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
             PodcastListing(
                 name: show.name, url: show.url, episodes: show.episodes.count,
                 arrivals: show.episodes.filter { $0.seen > show.subscribed }.map { "\(Self.mountName)/\(show.name)/\($0.file)" },
-                updated: show.updated, error: show.error, keep: show.keep)
+                updated: show.updated, error: show.error, keep: show.keep, forgetsPlayed: show.forgetPlayed == true)
         }
     }
 

@@ -11,6 +11,8 @@ import NimbusSupport
 final class StickerResume: ResumeStore {
     private let context: ServerContext
     private let logger: Logger
+    /// A song was heard to its end (a podcast episode may then leave the cache).
+    var onFinished: @CoreActor (String) -> Void = { _ in }
 
     init(context: ServerContext, logger: Logger) {
         self.context = context
@@ -40,6 +42,7 @@ final class StickerResume: ResumeStore {
             _ = try stickers.delete(type: "song", uri: uri, name: "elapsed")
             try stickers.set(type: "song", uri: uri, name: "played", value: String(Int(Date().timeIntervalSince1970)))
             context.idle.emit(.sticker)
+            onFinished(uri)
         } catch {
             logger.warning("cannot mark \(uri) as played: \(error.message)")
         }

@@ -40,9 +40,16 @@ public struct PodcastShow: Codable, Sendable, Equatable {
     public var keep: Int?
     /// The episodes (file names) `podcastkeep` pinned, so it unpins only its own.
     public var kept: [String]?
+    /// `podcastkeep … forget`: an episode heard to its end leaves the cache and is not kept again.
+    public var forgetPlayed: Bool?
+    /// Episodes heard to their end while `forgetPlayed` was on.
+    public var played: [String]?
 
-    /// The newest `keep` episodes' file names.
-    public var toKeep: [String] { Array(episodes.prefix(keep ?? 0).map(\.file)) }
+    /// The newest `keep` episodes' file names (those heard to the end left out when they are forgotten).
+    public var toKeep: [String] {
+        let heard = forgetPlayed == true ? Set(played ?? []) : []
+        return Array(episodes.map(\.file).filter { !heard.contains($0) }.prefix(keep ?? 0))
+    }
 }
 
 /// The subscriptions: fetched, parsed, kept beside the state file (written whole and
@@ -112,11 +119,13 @@ public final class PodcastShows: Sendable {
     }
 
     /// Records how many of a show's newest episodes are kept offline, and which are pinned now.
-    public func setKeep(_ name: String, count: Int?, kept: [String]) throws(Failure) {
+    public func setKeep(_ name: String, count: Int?, forget: Bool?, kept: [String], played: [String]?) throws(Failure) {
         let found = state.withLock { shows in
             guard let index = shows.firstIndex(where: { $0.name == name }) else { return false }
             shows[index].keep = count
+            shows[index].forgetPlayed = forget
             shows[index].kept = kept
+            shows[index].played = played
             return true
         }
         guard found else { throw Failure("no such podcast: \(name)") }

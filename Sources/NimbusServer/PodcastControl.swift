@@ -12,9 +12,14 @@ public struct PodcastListing: Sendable, Equatable {
     public var error: String?
     /// `podcastkeep`'s count; nil when not set.
     public var keep: Int?
+    public var forgetsPlayed: Bool
 
-    public init(name: String, url: String, episodes: Int, arrivals: [String], updated: Int64?, error: String?, keep: Int? = nil) {
+    public init(
+        name: String, url: String, episodes: Int, arrivals: [String], updated: Int64?, error: String?, keep: Int? = nil,
+        forgetsPlayed: Bool = false
+    ) {
         self.keep = keep
+        self.forgetsPlayed = forgetsPlayed
         self.name = name
         self.url = url
         self.episodes = episodes
@@ -34,8 +39,9 @@ public protocol PodcastControl: AnyObject, Sendable {
     func unsubscribe(_ name: String) throws(PodcastFailure)
     /// Reads the feeds again, one or all (blocking).
     func refresh(_ name: String?) throws(PodcastFailure)
-    /// Keeps the newest `count` episodes of a show offline (0: none), now and as new ones arrive.
-    func keep(_ name: String, count: Int) throws(PodcastFailure)
+    /// Keeps the newest `count` episodes of a show offline (0: none), now and as new ones
+    /// arrive; `forgetPlayed`: an episode heard to its end leaves the cache.
+    func keep(_ name: String, count: Int, forgetPlayed: Bool) throws(PodcastFailure)
     var listing: [PodcastListing] { get }
 }
 

@@ -160,4 +160,47 @@ final class PodcastTests: XCTestCase {
         XCTAssertThrowsError(try runTool(nimbus, ["podcasts", "add", "\(server.url)/missing.xml"] + place), "a feed that is not there fails")
         XCTAssertEqual(try daemon.connect().request("listpodcasts").filter { $0.hasPrefix("podcast: ") }, ["podcast: Show A"])
     }
+
+    /// `podcastkeep … forget`: an episode heard to its end is marked played (podcast episodes
+    /// get resume positions whatever their length), leaves the cache, and the next newest one
+    /// is kept in its place.
+    func testAHeardEpisodeIsForgottenAndTheNextOneKept() throws {
+        let server = try HTTPFileServer()
+        keep.append(server)
+        let scratch = TemporaryDirectory("nimbus-podcast-forget")
+        keep.append(scratch)
+        try runTool("sox", ["-n", "-r", "44100", "-c", "1", scratch.file("episode.wav"), "synth", "3", "sine", "440"])
+        try runTool("lame", ["--quiet", "-b", "64", scratch.file("episode.wav"), scratch.file("episode.mp3")])
+        let audio = Array(try Data(contentsOf: URL(fileURLWithPath: scratch.file("episode.mp3"))))
+        try server.put("/media/1.mp3", audio)
+        try server.put("/media/2.mp3", audio)
+        try server.put("/feed.xml", feed(server, items: [
+            ("tea-2", "Green", "media/2.mp3", "Tue, 01 Dec 2026 07:00:00 +0000", "3"),
+            ("tea-1", "Black", "media/1.mp3", "Mon, 30 Nov 2026 07:00:00 +0000", "3"),
+        ]))
+        let daemon = try ServerProcess(.nimbus, config: "resume_min_length \"600\"", musicDirectory: try Fixtures.library())
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 12)
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("podcastsubscribe \"\(server.url)/feed.xml\""), ["podcast: Tea & Talk", "OK"])
+        try daemon.waitForDatabase(songs: 14)
+        XCTAssertEqual(try client.request("podcastkeep \"Tea & Talk\" 1 pleasekeep"), ["ACK [2@0] {podcastkeep} Expected \"forget\": \"pleasekeep\""])
+        XCTAssertEqual(try client.request("podcastkeep \"Tea & Talk\" 1 forget"), ["OK"])
+        XCTAssertEqual(field("forget", try client.request("listpodcasts")), "1")
+        let green = "podcasts/Tea & Talk/2026-12-01 - Green.mp3", black = "podcasts/Tea & Talk/2026-11-30 - Black.mp3"
+        XCTAssertTrue(waitUntil(timeout: 20) {
+            let pins = (try? client.request("listpins")) ?? []
+            return pins.contains("pin: \(green)") && pins.contains("state: completed")
+        })
+        XCTAssertEqual(try client.request("add \"\(green)\""), ["OK"])
+        XCTAssertEqual(try client.request("play"), ["OK"])
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 15))
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            ((try? client.request("sticker get song \"\(green)\" played")) ?? []).first?.hasPrefix("sticker: played=") == true
+        }, "heard to the end: played")
+        XCTAssertTrue(waitUntil(timeout: 20) {
+            let pins = (try? client.request("listpins")) ?? []
+            return pins.contains("pin: \(black)") && !pins.contains("pin: \(green)")
+        }, "the next newest is kept instead: \((try? client.request("listpins")) ?? [])")
+    }
 }

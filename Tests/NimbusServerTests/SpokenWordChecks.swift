@@ -24,6 +24,7 @@ extension CheckHelpers {
         "podcastkeep": { _, c in
             XCTAssertEqual(try c.request("podcastkeep Nope 3"), ["ACK [50@0] {podcastkeep} no such podcast: Nope"])
             XCTAssertEqual(try c.request("podcastkeep Nope many"), ["ACK [2@0] {podcastkeep} Expected a number of episodes (0 to 1000): \"many\""])
+            XCTAssertEqual(try c.request("podcastkeep Nope 3 forget"), ["ACK [50@0] {podcastkeep} no such podcast: Nope"])
         },
         "podcastrefresh": { _, c in
             XCTAssertEqual(try c.request("podcastrefresh"), ["OK"], "nothing to refresh")

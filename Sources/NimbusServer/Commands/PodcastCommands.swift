@@ -10,7 +10,7 @@ enum PodcastCommands {
     nonisolated static let all: [Command] = [
         Command("podcastsubscribe", .add, arguments: 1...1, available: hasPodcasts, handler: subscribe),
         Command("podcastunsubscribe", .add, arguments: 1...1, available: hasPodcasts, handler: unsubscribe),
-        Command("podcastkeep", .add, arguments: 2...2, available: hasPodcasts, handler: keep),
+        Command("podcastkeep", .add, arguments: 2...3, available: hasPodcasts, handler: keep),
         Command("podcastrefresh", .add, arguments: 0...1, available: hasPodcasts, handler: refresh),
         Command("listpodcasts", .read, arguments: 0...0, available: hasPodcasts, handler: list),
     ]
@@ -49,13 +49,15 @@ enum PodcastCommands {
         return .ok
     }
 
-    /// `podcastkeep NAME N`: the newest N episodes kept offline (0 stops it).
+    /// `podcastkeep NAME N [forget]`: the newest N episodes kept offline (0 stops it);
+    /// `forget`: an episode heard to its end leaves the cache, and the next one is kept.
     static func keep(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         guard let count = Int(call[1]), (0...1000).contains(count) else {
             throw ProtocolError.argument("Expected a number of episodes (0 to 1000): \"\(call[1])\"")
         }
+        if call.arguments.count == 3, call[2] != "forget" { throw ProtocolError.argument("Expected \"forget\": \"\(call[2])\"") }
         do {
-            try control(call).keep(call[0], count: count)
+            try control(call).keep(call[0], count: count, forgetPlayed: call.arguments.count == 3)
         } catch let error as PodcastFailure {
             throw ack(error)
         }
@@ -87,6 +89,7 @@ enum PodcastCommands {
             }
             out.field("new", show.arrivals.filter { !started($0) }.count)
             if let keep = show.keep { out.field("keep", keep) }
+            if show.forgetsPlayed { out.field("forget", 1) }
             if let updated = show.updated { out.field("updated", iso8601: updated) }
             if let error = show.error { out.field("error", Redaction.withoutCredentials(error)) }
         }
