@@ -141,13 +141,15 @@ final class PodcastTests: XCTestCase {
             + "<itunes:duration xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\">60</itunes:duration>"
             + "<enclosure url=\"1.mp3\"/></item></channel></rss>")
         try server.put("/b.xml", "<rss><channel><title>Show B</title></channel></rss>")
+        // Show A comes gzipped (when asked), Show B's address has moved (a redirect).
+        try server.setRules(["/a.xml": ["gzip": true], "/moved.xml": ["redirect": "/b.xml"]])
         let daemon = try ServerProcess(.nimbus, config: "", musicDirectory: try Fixtures.library())
         keep.append(daemon)
         let nimbus = ServerProcess.buildDirectory + "/nimbus"
         let place = ["--host", "127.0.0.1", "--port", "\(daemon.port)"]
         let opml = scratch.write("feeds.opml", """
             <?xml version="1.0"?><opml version="2.0"><head/><body><outline text="Group">
-            <outline type="rss" text="A" xmlUrl="\(server.url)/a.xml"/><outline type="rss" text="B" xmlUrl="\(server.url)/b.xml"/>
+            <outline type="rss" text="A" xmlUrl="\(server.url)/a.xml"/><outline type="rss" text="B" xmlUrl="\(server.url)/moved.xml"/>
             </outline></body></opml>
             """)
         let imported = try runTool(nimbus, ["podcasts", "import", opml] + place)
@@ -156,6 +158,7 @@ final class PodcastTests: XCTestCase {
         XCTAssertTrue(listed.contains("Show A: 1 episodes, 0 new"), listed)
         let exported = try runTool(nimbus, ["podcasts", "export"] + place)
         XCTAssertTrue(exported.contains("xmlUrl=\"\(server.url)/a.xml\"") && exported.contains("text=\"Show B\""), exported)
+        XCTAssertTrue(server.requests.contains { $0.path == "/moved.xml" && $0.status == 302 }, "B was reached through its redirect")
         XCTAssertTrue(try runTool(nimbus, ["podcasts", "remove", "Show B"] + place).contains("unsubscribed"))
         XCTAssertThrowsError(try runTool(nimbus, ["podcasts", "add", "\(server.url)/missing.xml"] + place), "a feed that is not there fails")
         XCTAssertEqual(try daemon.connect().request("listpodcasts").filter { $0.hasPrefix("podcast: ") }, ["podcast: Show A"])

@@ -197,10 +197,13 @@ export class Library {
     this.played = await read('played');
   }
 
-  /// "▶ 12:34" for a song left part-heard, "✓" for one heard to its end.
+  /// "▶ 12:34" for a song left part-heard, "✓" for one heard to its end, "●" for a podcast
+  /// episode not started.
   positionNote(file) {
     if (this.positions?.has(file)) return h('span', { class: 'position', text: `▶ ${clock(Number(this.positions.get(file)))}`, title: t('resumesAt') });
     if (this.played?.has(file)) return h('span', { class: 'position', text: '✓', title: t('played') });
+    // A podcast episode neither started nor heard: new to the listener.
+    if (file.startsWith('podcasts/') && this.positions) return h('span', { class: 'position', text: '●', title: t('unplayed') });
     return null;
   }
 
