@@ -34,20 +34,27 @@ final class PodcastTests: XCTestCase {
         lines.first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
     }
 
-    func testSubscribeListPlayRefreshAndRestart() throws {
+    /// A server with two episodes of `seconds` of audio and a feed naming them (Green the
+    /// newest, with `greenDuration`; Black with `blackDuration`); answers the server and the audio.
+    private func showServer(seconds: Int, greenDuration: String?, blackDuration: String?) throws -> (HTTPFileServer, [UInt8]) {
         let server = try HTTPFileServer()
         keep.append(server)
         let scratch = TemporaryDirectory("nimbus-podcast")
         keep.append(scratch)
-        try runTool("sox", ["-n", "-r", "44100", "-c", "1", scratch.file("episode.wav"), "synth", "5", "sine", "440"])
+        try runTool("sox", ["-n", "-r", "44100", "-c", "1", scratch.file("episode.wav"), "synth", "\(seconds)", "sine", "440"])
         try runTool("lame", ["--quiet", "-b", "64", scratch.file("episode.wav"), scratch.file("episode.mp3")])
         let audio = Array(try Data(contentsOf: URL(fileURLWithPath: scratch.file("episode.mp3"))))
         try server.put("/media/1.mp3", audio)
         try server.put("/media/2.mp3", audio)
         try server.put("/feed.xml", feed(server, items: [
-            ("tea-2", "Green", "media/2.mp3", "Tue, 01 Dec 2026 07:00:00 +0000", "1:05"),
-            ("tea-1", "Black", "media/1.mp3", "Mon, 30 Nov 2026 07:00:00 +0000", nil),
+            ("tea-2", "Green", "media/2.mp3", "Tue, 01 Dec 2026 07:00:00 +0000", greenDuration),
+            ("tea-1", "Black", "media/1.mp3", "Mon, 30 Nov 2026 07:00:00 +0000", blackDuration),
         ]))
+        return (server, audio)
+    }
+
+    func testSubscribeListPlayRefreshAndRestart() throws {
+        let (server, audio) = try showServer(seconds: 5, greenDuration: "1:05", blackDuration: nil)
         let daemon = try ServerProcess(.nimbus, config: "", musicDirectory: try Fixtures.library())
         keep.append(daemon)
         try daemon.waitForDatabase(songs: 12)
@@ -168,19 +175,7 @@ final class PodcastTests: XCTestCase {
     /// get resume positions whatever their length), leaves the cache, and the next newest one
     /// is kept in its place.
     func testAHeardEpisodeIsForgottenAndTheNextOneKept() throws {
-        let server = try HTTPFileServer()
-        keep.append(server)
-        let scratch = TemporaryDirectory("nimbus-podcast-forget")
-        keep.append(scratch)
-        try runTool("sox", ["-n", "-r", "44100", "-c", "1", scratch.file("episode.wav"), "synth", "3", "sine", "440"])
-        try runTool("lame", ["--quiet", "-b", "64", scratch.file("episode.wav"), scratch.file("episode.mp3")])
-        let audio = Array(try Data(contentsOf: URL(fileURLWithPath: scratch.file("episode.mp3"))))
-        try server.put("/media/1.mp3", audio)
-        try server.put("/media/2.mp3", audio)
-        try server.put("/feed.xml", feed(server, items: [
-            ("tea-2", "Green", "media/2.mp3", "Tue, 01 Dec 2026 07:00:00 +0000", "3"),
-            ("tea-1", "Black", "media/1.mp3", "Mon, 30 Nov 2026 07:00:00 +0000", "3"),
-        ]))
+        let (server, _) = try showServer(seconds: 3, greenDuration: "3", blackDuration: "3")
         let daemon = try ServerProcess(.nimbus, config: "resume_min_length \"600\"", musicDirectory: try Fixtures.library())
         keep.append(daemon)
         try daemon.waitForDatabase(songs: 12)
