@@ -24,7 +24,7 @@ public enum CoverScaler {
         guard picture.count <= maximumInput else { throw CoverError("picture too large") }
         guard let codec = codec(of: picture) else { throw CoverError("not a picture FFmpeg reads") }
         let frame = try decode(picture, codec: codec)
-        defer { var pointer: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&pointer) }
+        defer { release(frame) }
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else { throw CoverError("bad picture size") }
         let target = max(16, min(size, 2048))
@@ -53,49 +53,45 @@ public enum CoverScaler {
     }
 
     private static func decode(_ picture: [UInt8], codec id: AVCodecID) throws(CoverError) -> UnsafeMutablePointer<AVFrame> {
-        guard let codec = avcodec_find_decoder(id), let context = avcodec_alloc_context3(codec) else {
-            throw CoverError("no decoder")
-        }
-        defer { var pointer: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&pointer) }
+        guard let codec = avcodec_find_decoder(id), let context = avcodec_alloc_context3(codec) else { throw CoverError("no decoder") }
+        defer { release(context) }
         context.pointee.thread_count = 1
         // Checked by the decoder before it allocates: a small file declaring a huge picture
         // (a decompression bomb) fails here rather than asking for gigabytes.
         context.pointee.max_pixels = Int64(maximumSide) * Int64(maximumSide) / 4
-        guard avcodec_open2(context, codec, nil) == 0, let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
-            throw CoverError("decoder would not open")
-        }
-        defer { var pointer: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&pointer) }
+        guard avcodec_open2(context, codec, nil) == 0 else { throw CoverError("decoder would not open") }
+        guard let packet = av_packet_alloc() else { throw CoverError("out of memory") }
+        defer { release(packet) }
+        guard let frame = av_frame_alloc() else { throw CoverError("out of memory") }
+        // The frame goes to the caller only when decoding worked.
+        var handedOver = false
+        defer { if !handedOver { release(frame) } }
         // The decoder may read a little past the end: FFmpeg asks for zeroed padding.
-        guard let data = av_malloc(picture.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
-            var pointer: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&pointer)
+        let padded = picture.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let data = av_malloc(padded)?.assumingMemoryBound(to: UInt8.self) else { throw CoverError("out of memory") }
+        data.initialize(repeating: 0, count: padded)
+        picture.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: picture.count) }
+        // From here the packet owns `data` (freed with it); until then it is ours to free.
+        guard av_packet_from_data(packet, data, Int32(picture.count)) == 0 else {
+            av_free(data)
             throw CoverError("out of memory")
         }
-        data.initialize(repeating: 0, count: picture.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))
-        picture.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: picture.count) }
-        av_packet_from_data(packet, data, Int32(picture.count))
         var decoded = avcodec_send_packet(context, packet) == 0 && avcodec_receive_frame(context, frame) == 0
         if !decoded, avcodec_send_packet(context, nil) == 0 { decoded = avcodec_receive_frame(context, frame) == 0 }
-        guard decoded else {
-            var pointer: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&pointer)
-            throw CoverError("picture could not be decoded")
-        }
+        guard decoded else { throw CoverError("picture could not be decoded") }
+        handedOver = true
         return frame
     }
 
     private static func encode(_ source: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) throws(CoverError) -> [UInt8] {
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG), let context = avcodec_alloc_context3(codec),
-            let scaled = av_frame_alloc(), let packet = av_packet_alloc()
-        else { throw CoverError("no JPEG encoder") }
-        defer {
-            var contextPointer: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&contextPointer)
-            var framePointer: UnsafeMutablePointer<AVFrame>? = scaled
-            av_frame_free(&framePointer)
-            var packetPointer: UnsafeMutablePointer<AVPacket>? = packet
-            av_packet_free(&packetPointer)
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG), let context = avcodec_alloc_context3(codec) else {
+            throw CoverError("no JPEG encoder")
         }
+        defer { release(context) }
+        guard let scaled = av_frame_alloc() else { throw CoverError("out of memory") }
+        defer { release(scaled) }
+        guard let packet = av_packet_alloc() else { throw CoverError("out of memory") }
+        defer { release(packet) }
         // Full-range YUV 4:2:0 is what a JPEG holds; FFmpeg 5 still names it YUVJ420P.
         let format = AV_PIX_FMT_YUVJ420P
         scaled.pointee.width = Int32(width)
@@ -121,5 +117,22 @@ public enum CoverScaler {
             avcodec_receive_packet(context, packet) == 0, let data = packet.pointee.data
         else { throw CoverError("cannot encode JPEG") }
         return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+    }
+
+    // FFmpeg's free functions take the owner's variable (and set it to nil): each handle here
+    // has one owner, a `let`, released once by the `defer` beside its allocation.
+    private static func release(_ frame: UnsafeMutablePointer<AVFrame>) {
+        var owner: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&owner)
+    }
+
+    private static func release(_ packet: UnsafeMutablePointer<AVPacket>) {
+        var owner: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&owner)
+    }
+
+    private static func release(_ context: UnsafeMutablePointer<AVCodecContext>) {
+        var owner: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owner)
     }
 }

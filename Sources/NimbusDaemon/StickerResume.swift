@@ -19,9 +19,11 @@ final class StickerResume: ResumeStore {
         self.logger = logger
     }
 
+    /// Any client may write the sticker: a value that is not a sane number of seconds (NaN,
+    /// inf, 1e300) is no position rather than a trap.
     func position(of uri: String) -> Int? {
         guard let stickers = context.stickers, let value = try? stickers.get(type: "song", uri: uri, name: "elapsed"),
-            let seconds = Double(value), seconds.isFinite, seconds > 0
+            let seconds = Double(value), seconds.isFinite, seconds > 0, seconds < 1e9
         else { return nil }
         return Int(seconds * 1000)
     }

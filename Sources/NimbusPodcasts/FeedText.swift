@@ -61,17 +61,27 @@ public enum FeedText {
     ]
 
     /// A `pubDate` (RFC 822, with the liberties feeds take) or an Atom date (RFC 3339).
-    public static func date(_ text: String) -> Date? {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty, text.count < 64 else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        for format in dateFormats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+    public static func date(_ text: String) -> Date? { DateReader().date(text) }
+
+    /// Reads the dates of one feed with one formatter (a feed has thousands of them, and a
+    /// formatter is costly to make); one reader per thread.
+    public final class DateReader {
+        private let formatter = DateFormatter()
+
+        public init() {
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
         }
-        return nil
+
+        public func date(_ text: String) -> Date? {
+            let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty, text.count < 64 else { return nil }
+            for format in dateFormats {
+                formatter.dateFormat = format
+                if let date = formatter.date(from: text) { return date }
+            }
+            return nil
+        }
     }
 
     /// Seconds of an `itunes:duration`: `3600`, `61:05`, `1:01:05`, `1:01:05.5`.

@@ -59,6 +59,7 @@ public struct PodcastFeed: Sendable, Equatable {
             .flatMap { FeedText.resolve($0, against: address) }
         var episodes: [PodcastEpisode] = []
         var seen: Set<String> = []
+        let dates = FeedText.DateReader()
         for item in channel.all("item") {
             guard episodes.count < maximumEpisodes, let enclosure = item.first("enclosure"),
                 let url = enclosure.attributes["url"].flatMap({ FeedText.resolve($0, against: address) })
@@ -71,7 +72,7 @@ public struct PodcastFeed: Sendable, Equatable {
             guard seen.insert(episode.id).inserted else { continue }
             episode.length = enclosure.attributes["length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil }
             episode.type = nonEmpty(enclosure.attributes["type"])
-            episode.published = item.first("pubDate").flatMap { FeedText.date($0.text) }
+            episode.published = item.first("pubDate").flatMap { dates.date($0.text) }
             episode.duration = item.first("duration", namespace: itunes).flatMap { FeedText.duration($0.text) }
             episode.number = item.first("episode", namespace: itunes).flatMap { Int($0.text.trimmingCharacters(in: .whitespaces)) }
             episode.author = nonEmpty(item.first("author", namespace: itunes)?.text).map(FeedText.plain) ?? author
@@ -87,6 +88,7 @@ public struct PodcastFeed: Sendable, Equatable {
 
     private static func atomFeed(_ feed: XMLElement, address: URL) -> PodcastFeed {
         var episodes: [PodcastEpisode] = []
+        let dates = FeedText.DateReader()
         for entry in feed.all("entry", namespace: atom) where episodes.count < maximumEpisodes {
             guard let link = entry.all("link", namespace: atom).first(where: { $0.attributes["rel"] == "enclosure" }),
                 let url = link.attributes["href"].flatMap({ FeedText.resolve($0, against: address) })
@@ -96,7 +98,7 @@ public struct PodcastFeed: Sendable, Equatable {
                 title: FeedText.plain(entry.first("title", namespace: atom)?.text ?? ""), url: url)
             episode.length = link.attributes["length"].flatMap { Int64($0) }
             episode.type = nonEmpty(link.attributes["type"])
-            episode.published = (entry.first("published", namespace: atom) ?? entry.first("updated", namespace: atom)).flatMap { FeedText.date($0.text) }
+            episode.published = (entry.first("published", namespace: atom) ?? entry.first("updated", namespace: atom)).flatMap { dates.date($0.text) }
             episode.description = nonEmpty((entry.first("summary", namespace: atom)?.text).map(FeedText.plain))
             episodes.append(episode)
         }

@@ -207,19 +207,11 @@ public final class PodcastShows: Sendable {
     /// had (a renamed episode keeps its place in stored playlists).
     static func merge(_ episodes: [PodcastEpisode], into known: [PodcastShow.Episode], now: Int64) -> [PodcastShow.Episode] {
         let old = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var taken = Set(known.map { $0.file.lowercased() })
-        let fresh = EpisodeNames.names(for: episodes)
-        return zip(episodes, fresh).map { episode, freshName in
-            var file = old[episode.id]?.file ?? freshName
-            if old[episode.id] == nil {
-                var count = 1
-                let stem = (freshName as NSString).deletingPathExtension, suffix = (freshName as NSString).pathExtension
-                while taken.contains(file.lowercased()) {
-                    count += 1
-                    file = "\(stem) (\(count)).\(suffix)"
-                }
-                taken.insert(file.lowercased())
-            }
+        let arrivals = episodes.filter { old[$0.id] == nil }
+        var fresh = Dictionary(
+            zip(arrivals.map(\.id), EpisodeNames.names(for: arrivals, avoiding: Set(known.map(\.file)))), uniquingKeysWith: { first, _ in first })
+        return episodes.map { episode in
+            let file = old[episode.id]?.file ?? fresh.removeValue(forKey: episode.id) ?? episode.id
             return PodcastShow.Episode(
                 id: episode.id, file: file, title: episode.title, url: episode.url.absoluteString, length: episode.length,
                 published: episode.published.map { Int64($0.timeIntervalSince1970) }, duration: episode.duration, number: episode.number,
@@ -227,13 +219,10 @@ public final class PodcastShows: Sendable {
         }
     }
 
-    /// A folder name from the show's title: no `/`, no control characters, not taken.
+    /// A folder name from the show's title: safe as a path, not taken.
     private func uniqueName(for title: String) -> String {
-        var base = title.unicodeScalars.map { $0.value < 0x20 || $0 == "/" || $0 == "\\" ? " " : String($0) }.joined()
-        base = base.split(separator: " ").joined(separator: " ")
-        while base.hasPrefix(".") { base.removeFirst() }
-        if base.isEmpty { base = "Podcast" }
-        if base.count > 100 { base = String(base.prefix(100)) }
+        let safe = EpisodeNames.safe(title, limit: 100)
+        let base = safe.isEmpty ? "Podcast" : safe
         let taken = Set(shows.map { $0.name.lowercased() })
         var name = base, count = 1
         while taken.contains(name.lowercased()) {

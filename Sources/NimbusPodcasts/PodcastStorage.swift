@@ -71,13 +71,7 @@ public struct PodcastStorage: Storage {
         tag.add(.title, episode.title.isEmpty ? episode.file : episode.title)
         tag.add(.album, show.title)
         if let artist = episode.author ?? show.author { tag.add(.artist, artist) }
-        if let published = episode.published {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyy-MM-dd"
-            tag.add(.date, formatter.string(from: Date(timeIntervalSince1970: Double(published))))
-        }
+        if let published = episode.published { tag.add(.date, EpisodeNames.day(published)) }
         if let number = episode.number { tag.add(.track, String(number)) }
         tag.add(.genre, "Podcast")
         if let description = episode.description { tag.add(.comment, description) }

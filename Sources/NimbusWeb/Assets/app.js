@@ -87,8 +87,9 @@ async function follow(changed) {
   if (any('player', 'playlist')) { await now.refreshSong(); await queue.refresh(now.status.songid); }
   if (any('output')) await now.refreshOutputs(run);
   if (!library) return;
+  if (any('sticker')) library.forgetPositions();
   if (any('database', 'mount')) { await learnLibraryVersion(); await library.refresh(); }
-  else if (any('sticker') && ['album', 'folders'].includes(library.view)) await library.refresh();
+  if (!any('database', 'mount') && any('sticker') && ['album', 'folders'].includes(library.view)) await library.refresh();
   if (any('account', 'database')) await refreshAccounts();
   if (any('offline')) await offline.refresh();
   if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());

@@ -95,7 +95,7 @@ export class Library {
   /// An album's page: cover, songs, and what can be done with all of them.
   async openAlbum(album) {
     this.album = album;
-    await this.loadPositions();
+    if (!this.positions) await this.loadPositions();
     const filter = filterOf(album);
     let songs = [];
     try {
@@ -151,7 +151,7 @@ export class Library {
   /// and is looked at again when the database changes.
   async open(path) {
     this.path = path;
-    await this.loadPositions();
+    if (!this.positions) await this.loadPositions();
     const entries = [];
     for (const [key, value] of await this.list(`lsinfo ${quote(path)}`)) {
       if (key === 'directory' || key === 'file' || key === 'playlist') entries.push({ kind: key, path: value, [key]: value });
@@ -179,7 +179,8 @@ export class Library {
   }
 
   /// Where long songs were left (`elapsed` stickers) and which were heard to the end
-  /// (`played`): one `sticker find` each, not a question per song.
+  /// (`played`): one `sticker find` each, not a question per song; asked again only after
+  /// the `sticker` event (`forgetPositions`).
   async loadPositions() {
     const read = async (name) => {
       const found = new Map();
@@ -196,6 +197,8 @@ export class Library {
     this.positions = await read('elapsed');
     this.played = await read('played');
   }
+
+  forgetPositions() { this.positions = null; this.played = null; }
 
   /// "▶ 12:34" for a song left part-heard, "✓" for one heard to its end, "●" for a podcast
   /// episode not started.
@@ -220,7 +223,7 @@ export class Library {
 
   async search(text) {
     if (!text.trim()) return this.refresh();
-    await this.loadPositions();
+    if (!this.positions) await this.loadPositions();
     let songs = [];
     try {
       songs = await this.mpd.records(`search ${quote(`(any contains ${quote(text)})`)} window 0:200`, 'file');
