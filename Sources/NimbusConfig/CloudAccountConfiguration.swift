@@ -13,6 +13,7 @@ public struct CloudAccountConfiguration: Sendable, Equatable {
     public static let knownKeys: Set<String> = [
         "name", "type", "root", "url", "user", "password_file", "token_file", "client_id", "client_secret", "api_url",
         "content_url", "token_url", "device_code_url", "authorize_url", "mount", "pin", "login_file",
+        "workgroup", "fingerprint", "key_file", "known_hosts_file",
     ]
     public var name: String
     public var type: String

@@ -89,7 +89,8 @@ public final class Daemon {
             OutputSetup.outputs(from: configuration.audioOutputs, registry: outputs, logger: logger.domain("output")))
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(
-            storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts", logger: logger.domain("mount"))
+            storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts",
+            secretsDirectory: configuration.secretsDirectory, logger: logger.domain("mount"))
         for account in added { cloud.add(account, atRunTime: true) }
         mounts.restore(
             accounts: accounts.filter(\.mountAtStart).map(\.name)

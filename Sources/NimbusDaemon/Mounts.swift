@@ -15,12 +15,15 @@ final class Mounts: MountControl {
     private let cloud: CloudAccounts
     private let library: MusicLibrary
     private let path: String
+    /// Where the passwords of shares mounted by address are kept.
+    private let secretsDirectory: String
     private let logger: Logger
     private(set) var mounts: [(name: String, uri: String)] = []
     /// Configured accounts that could not be mounted at start.
     private var pending: Set<String> = []
 
-    init(storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, logger: Logger) {
+    init(storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, secretsDirectory: String, logger: Logger) {
+        self.secretsDirectory = secretsDirectory
         self.storage = storage
         self.cloud = cloud
         self.library = library
@@ -39,10 +42,49 @@ final class Mounts: MountControl {
         }
     }
 
-    func mount(_ name: String, uri: String) throws(MountFailure) {
+    func check(_ name: String, uri: String) throws(MountFailure) -> (@Sendable () throws(MountFailure) -> Void)? {
+        try checkFree(name, uri: uri)
+        guard let share = ShareURL(uri) else { return nil }
+        let account: CloudAccounts.Account
+        do {
+            account = try cloud.shareAccount(name: name, url: share, secretsDirectory: secretsDirectory)
+        } catch {
+            throw .failed(error.message)
+        }
+        let cloud = cloud, password = share.password
+        return { () throws(MountFailure) in
+            do throws(StorageError) {
+                try cloud.verifyShare(account, password: password)
+            } catch {
+                switch error.kind {
+                case .permission: throw .refused(error.message)
+                case .notFound, .notADirectory: throw .missing(error.message)
+                default: throw .failed(error.message)
+                }
+            }
+        }
+    }
+
+    private func checkFree(_ name: String, uri: String) throws(MountFailure) {
         guard !name.isEmpty, !name.contains("/"), StoragePath.isSafe(name) else { throw .badMountPoint }
         guard storage.mounted(name) == nil else { throw .busy }
-        guard !mounts.contains(where: { $0.uri == uri }) else { throw .alreadyMounted }
+        let shown = ShareURL(uri)?.withoutPassword ?? uri
+        guard !mounts.contains(where: { $0.uri == shown }) else { throw .alreadyMounted }
+    }
+
+    func mount(_ name: String, uri given: String) throws(MountFailure) {
+        try checkFree(name, uri: given)
+        var uri = given
+        if let share = ShareURL(given) {
+            // The password leaves the address here: kept in a file of its own, never listed or saved with the mount.
+            uri = share.withoutPassword
+            let file = CloudAccounts.sharePasswordFile(name, in: secretsDirectory)
+            do {
+                if let password = share.password { try CloudAccounts.saveSharePassword(password, to: file) } else { unlink(file) }
+            } catch {
+                throw .failed(error.message)
+            }
+        }
         guard let mounted = make(name, uri: uri) else {
             let scheme = uri.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
             if Self.pluginsMPDHas.contains(scheme) { throw .unsupported(scheme: scheme) }
@@ -58,6 +100,10 @@ final class Mounts: MountControl {
         guard !name.isEmpty, !name.contains("/") else { throw .badMountPoint }
         guard storage.unmount(name) != nil else { throw .notMountPoint }
         storage.noteUnmounted(name, reason: nil)
+        if let uri = mounts.first(where: { $0.name == name })?.uri, let share = ShareURL(uri) {
+            unlink(CloudAccounts.sharePasswordFile(name, in: secretsDirectory))
+            if share.scheme == "sftp" { unlink(secretsDirectory + "/" + name + ".known_hosts") }
+        }
         mounts.removeAll { $0.name == name }
         save()
         _ = try? library.update(name)
@@ -65,7 +111,7 @@ final class Mounts: MountControl {
 
     /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
     /// from MPD learns what to use instead.
-    private static let pluginsMPDHas: Set<String> = ["nfs", "smb", "udisks"]
+    private static let pluginsMPDHas: Set<String> = ["nfs", "udisks"]
 
     func retryAccount(_ name: String) {
         guard pending.contains(name), storage.mounted(name) == nil, attach(name, uri: "cloud:" + name) else { return }
@@ -111,6 +157,15 @@ final class Mounts: MountControl {
                 return try cloud.storage(String(uri.dropFirst("cloud:".count)))
             } catch {
                 logger.error(error.message)
+                storage.noteUnmounted(name, reason: error.message)
+                return nil
+            }
+        }
+        if let share = ShareURL(uri) {
+            do {
+                return try cloud.shareStorage(cloud.shareAccount(name: name, url: share, secretsDirectory: secretsDirectory))
+            } catch {
+                logger.error("\(share.shown): \(error.message)")
                 storage.noteUnmounted(name, reason: error.message)
                 return nil
             }

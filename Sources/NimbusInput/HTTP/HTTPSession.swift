@@ -8,6 +8,8 @@ import Synchronization
 public final class HTTPSession {
     private let handle: OpaquePointer
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+    /// libcurl's one-time setup, for every kind of session.
+    static var ensureGlobalInit: Void { globalInit }
 
     public init() {
         _ = Self.globalInit

@@ -32,9 +32,24 @@ enum MountCommands {
             guard !call[0].isEmpty, !call[0].contains("/") else { throw ProtocolError.argument("Bad mount point") }
             throw ProtocolError.argument("Unrecognized storage URI")
         }
-        try control.mount(call[0], uri: call[1])
-        call.context.idle.emit(.mount)
-        return .ok
+        let name = call[0], uri = call[1], idle = call.context.idle
+        guard let check = try control.check(name, uri: uri) else {
+            try control.mount(name, uri: uri)
+            idle.emit(.mount)
+            return .ok
+        }
+        return .deferred {
+            do throws(MountFailure) {
+                try check()
+            } catch {
+                throw ErrorMapping.protocolError(for: error)
+            }
+            return {
+                try control.mount(name, uri: uri)
+                idle.emit(.mount)
+                return ResponseWriter()
+            }
+        }
     }
 
     static func unmount(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {

@@ -1,3 +1,4 @@
+import NimbusStorage
 import NimbusProtocol
 import NimbusSupport
 
@@ -9,6 +10,10 @@ extension Client {
     func logCommand(_ request: Tokenizer.Request) {
         var arguments = request.name == "password" ? ["********"] : request.arguments
         if let secret = AccountCommands.secretArguments[request.name], secret < arguments.count { arguments[secret] = "********" }
+        // A share's address may carry its password: logged without it.
+        if request.name == "mount", arguments.count > 1, let share = ShareURL(arguments[1]), share.password != nil {
+            arguments[1] = share.withoutPassword
+        }
         let quoted = arguments.map { "\"" + String($0.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }) + "\"" }
         context.logger.debug("[\(address)] process command \(([request.name] + quoted).joined(separator: " "))")
     }

@@ -24,6 +24,9 @@ extension CloudProviderRegistry {
             if let secret = plugin.secretFile(block.settings), block.settings[secret.setting] == nil {
                 account.settings[secret.setting] = secretsDirectory + "/" + block.name + "." + secret.suffix
             }
+            for file in plugin.stateFiles where block.settings[file.setting] == nil {
+                account.settings[file.setting] = secretsDirectory + "/" + block.name + "." + file.suffix
+            }
             return account
         }
     }
@@ -65,7 +68,7 @@ extension CloudProviderRegistry {
     /// writes (the daemon places those itself: a client must not choose a path it writes to)
     /// and the config-only `pin`.
     public static let runtimeKeys: Set<String> = CloudAccountConfiguration.knownKeys.subtracting([
-        "name", "type", "pin", "token_file", "password_file", "login_file",
+        "name", "type", "pin", "token_file", "password_file", "login_file", "known_hosts_file",
     ])
 
     /// A limit on what one account may carry, far above any real one.
@@ -90,8 +93,12 @@ extension CloudProviderRegistry {
             else { throw AccountSettingsError("\"\(key)\" must be one line of 1 to 2048 bytes") }
             if key.hasSuffix("url") {
                 let lowered = value.lowercased()
-                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-                    throw AccountSettingsError("\"\(key)\" must be an http:// or https:// address")
+                let schemes = key == "url" ? plugin.schemes : ["http", "https"]
+                guard schemes.contains(where: { lowered.hasPrefix($0 + "://") }) else {
+                    throw AccountSettingsError("\"\(key)\" must be an \(schemes.map { $0 + "://" }.joined(separator: " or ")) address")
+                }
+                if key == "url", ShareURL(value)?.password != nil {
+                    throw AccountSettingsError("the password goes to signinpassword, not into \"url\"")
                 }
             }
             values[key] = value
@@ -103,6 +110,7 @@ extension CloudProviderRegistry {
         if !root.hasPrefix("/") { root = "/" + root }
         while root.hasSuffix("/") && root.count > 1 { root.removeLast() }
         if let secret = plugin.secretFile(values) { values[secret.setting] = secretsDirectory + "/" + name + "." + secret.suffix }
+        for file in plugin.stateFiles { values[file.setting] = secretsDirectory + "/" + name + "." + file.suffix }
         return CloudAccounts.Account(name: name, type: type, root: root, settings: values)
     }
 }

@@ -23,8 +23,8 @@ public final class CloudAccounts: Sendable {
 
     public let cache: RangeCache
     let pool = HTTPSessionPool(capacity: 16)
-    private let stateDirectory: String
-    private let logger: Logger
+    let stateDirectory: String
+    let logger: Logger
     private let storages = Mutex<[String: CloudStorage]>([:])
     public let providers: CloudProviderRegistry
 

@@ -39,6 +39,8 @@ public struct RemoteItem: Sendable, Codable, Equatable {
 public protocol CloudProvider: Sendable {
     /// Items of the folder at `path` (relative to the account root; "" is the root).
     func list(_ path: String) throws(StorageError) -> [RemoteItem]
+    /// The same, telling `skipped` about entries left out (a name that is not UTF-8).
+    func list(_ path: String, skipped: (String) -> Void) throws(StorageError) -> [RemoteItem]
     func item(_ path: String) throws(StorageError) -> RemoteItem
     func source(for item: RemoteItem) -> any RemoteSource
     /// The account's saved secret changed (a password signed in or out): read it again.
@@ -48,6 +50,7 @@ public protocol CloudProvider: Sendable {
 
 extension CloudProvider {
     public func reloadCredentials() {}
+    public func list(_ path: String, skipped: (String) -> Void) throws(StorageError) -> [RemoteItem] { try list(path) }
 }
 
 extension StorageError {

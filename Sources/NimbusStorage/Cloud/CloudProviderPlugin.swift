@@ -56,6 +56,10 @@ public protocol CloudProviderPlugin: Sendable {
     /// file's suffix; nil when the account needs no sign-in (a WebDAV share without a user).
     func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)?
     func make(_ context: ProviderContext) throws(StorageError) -> any CloudProvider
+    /// The address schemes its `url` may have (`http`, `https`; `smb` for an SMB share).
+    var schemes: [String] { get }
+    /// Files beside the secret that the daemon places (an SFTP account's `known_hosts_file`).
+    var stateFiles: [(setting: String, suffix: String)] { get }
 }
 
 extension CloudProviderPlugin {
@@ -65,6 +69,8 @@ extension CloudProviderPlugin {
     public var requiredSettings: [String] { [] }
     public var needs: [String] { requiredSettings }
     public var accepts: [String] { ["root"] }
+    public var schemes: [String] { ["http", "https"] }
+    public var stateFiles: [(setting: String, suffix: String)] { [] }
     public func verify(password: String, _ settings: [String: String]) throws(StorageError) {}
     /// An OAuth provider's token file.
     public func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)? {
@@ -80,7 +86,7 @@ public struct CloudProviderRegistry: Sendable {
 
     public static let standard = CloudProviderRegistry([
         WebDAVProviderPlugin(), NextcloudProviderPlugin(), YandexWebDAVProviderPlugin(), YandexDiskProviderPlugin(),
-        DropboxProviderPlugin(), GoogleDriveProviderPlugin(), OneDriveProviderPlugin(),
+        DropboxProviderPlugin(), GoogleDriveProviderPlugin(), OneDriveProviderPlugin(), SMBProviderPlugin(), SFTPProviderPlugin(), FTPProviderPlugin(),
     ])
 
     public func plugin(forType type: String) -> (any CloudProviderPlugin)? { plugins.first { $0.type == type } }

@@ -44,7 +44,7 @@ public final class CloudStorage: Storage {
     public func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry] {
         let items: [RemoteItem]
         do {
-            items = try provider.list(directory)
+            items = try provider.list(directory, skipped: skipped)
             problem.withLock { $0 = nil }
             health.noteListed()
         } catch {
