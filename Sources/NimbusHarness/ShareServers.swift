@@ -68,6 +68,8 @@ public final class SambaServer: ShareServerProcess {
     public let user = "nobody"
     public let password = "smb-secret-1"
     public let root: String
+    /// Its smb.conf: every smbd process of this server has it on its command line.
+    public var configPath: String { directory.file("smb.conf") }
 
     public static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/smbd") && geteuid() == 0 }
 
@@ -187,6 +189,7 @@ public final class FTPServer: ShareServerProcess {
                 pass
             Handler.authorizer = authorizer
             Handler.encoding = "utf-8"
+            Handler.unicode_errors = "surrogateescape"
             if sys.argv[5] == "no-mlsd":
                 Handler.proto_cmds = {k: v for k, v in FTPHandler.proto_cmds.items() if k not in ("MLSD", "MLST")}
             server = FTPServer(("127.0.0.1", int(sys.argv[1])), Handler)

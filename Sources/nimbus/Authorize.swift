@@ -27,6 +27,7 @@ struct Authorize {
         case "code":
             code(link, prompt, receiver: receiver)
         case "password":
+            if let fingerprint = prompt["fingerprint"] { confirm(link, fingerprint: fingerprint, known: prompt["host_key"] == "known") }
             password(link)
         default:
             Console.fail("nimbusd answered signin with an unknown method \"\(prompt["method"] ?? "")\"")
@@ -99,6 +100,19 @@ struct Authorize {
         if case .ack(let message) = link.request("signinpassword " + DaemonLink.quoted(account) + " " + DaemonLink.quoted(secret)) {
             Console.fail(DaemonLink.reason(message))
         }
+    }
+
+    /// An SSH server's host key, shown for the person to compare with the server's own
+    /// (`ssh-keygen -lf`): never trusted without a yes.
+    private func confirm(_ link: DaemonLink, fingerprint: String, known: Bool) {
+        if known {
+            Console.say("The server's host key \(fingerprint) is the one trusted before.")
+            return
+        }
+        Console.say("The server of \(account) presents the host key\n  \(fingerprint)\nCompare it with what the server shows:"
+            + " ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub")
+        print("Is it the same? [y/N] ", terminator: "")
+        guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else { cancel(link) }
     }
 
     private func cancel(_ link: DaemonLink) -> Never {

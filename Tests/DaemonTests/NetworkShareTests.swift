@@ -7,8 +7,11 @@ import XCTest
 /// mounted as MPD's clients mount one, checked before `mount` answers, indexed with the same
 /// tags as the local library, played sample-exact through ALSA's file plugin, sought, pinned
 /// and played again with the server gone; passwords stay out of every answer, log and file.
-final class NetworkShareTests: XCTestCase {
+/// What the network share tests share: fixture songs, a daemon playing into ALSA's file
+/// plugin, sample-exact checks.
+class NetworkShareTestCase: XCTestCase {
     var keep: [AnyObject] = []
+
 
     override func tearDown() {
         keep.removeAll()
@@ -83,6 +86,9 @@ final class NetworkShareTests: XCTestCase {
         }
     }
 
+}
+
+final class NetworkShareTests: NetworkShareTestCase {
     func testSMBShareIsCheckedIndexedPlayedSoughtAndKeptOffline() throws {
         try XCTSkipUnless(SambaServer.available, "smbd is not installed (scripts/install-deps) or not root")
         let share = try library()

@@ -324,7 +324,8 @@ public final class CacheEntry: @unchecked Sendable {
                     break
                 }
                 guard remote.kind == .transient, Date() < (remote.unreachable && !progressed ? unreachableDeadline : deadline) else {
-                    failure = InputError("\(key.account): \(remote.message)")
+                    // Named once: a provider's message may name the account itself.
+                    failure = InputError(remote.message.hasPrefix(key.account + ": ") ? remote.message : "\(key.account): \(remote.message)")
                     break
                 }
             } else if position < job.range.upperBound, !job.isCancelled, Date() >= deadline {

@@ -38,6 +38,9 @@ public final class HostKeyCheck: Sendable {
     /// The key the server presented on the last connection (nil: none yet).
     public var seen: [UInt8]? { seenKey.withLock { $0 } }
 
+    /// The decision alone, nothing remembered.
+    public func accepts(_ key: [UInt8]) -> Bool { decide(key) }
+
     fileprivate func check(_ key: [UInt8]) -> Bool {
         seenKey.withLock { $0 = key }
         return decide(key)

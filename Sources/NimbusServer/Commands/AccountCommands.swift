@@ -107,6 +107,10 @@ enum AccountCommands {
                 if let url = prompt.authorizeURL { out.field("authorize_url", url) }
                 if let uri = prompt.redirectURI { out.field("redirect_uri", uri) }
                 if let seconds = prompt.expiresIn { out.field("expires_in", String(seconds)) }
+                if let fingerprint = prompt.fingerprint {
+                    out.field("fingerprint", fingerprint)
+                    out.field("host_key", prompt.hostKeyKnown ? "known" : "new")
+                }
                 return out
             }
         }

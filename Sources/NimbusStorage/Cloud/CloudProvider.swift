@@ -14,6 +14,9 @@ public struct RemoteItem: Sendable, Codable, Equatable {
     /// What changes when the content does: ETag, rev, md5, cTag …
     public var version: String
     public var mimeType: String?
+    /// The server's file number where it gives one (SMB): a folder reached again through a
+    /// symbolic link loop has the same one, so the update stops there.
+    public var inode: UInt64?
 
     public init(
         name: String, path: String, isDirectory: Bool, size: Int64 = 0, modified: Int64 = 0, id: String, version: String = "",
@@ -30,7 +33,9 @@ public struct RemoteItem: Sendable, Codable, Equatable {
     }
 
     var entry: StorageEntry {
-        StorageEntry(name: name, kind: isDirectory ? .directory : .file, size: size, modified: modified, identity: nil)
+        StorageEntry(
+            name: name, kind: isDirectory ? .directory : .file, size: size, modified: modified,
+            identity: inode.map { FileIdentity(device: 0, inode: $0) })
     }
 }
 

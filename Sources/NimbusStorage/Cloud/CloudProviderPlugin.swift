@@ -60,6 +60,9 @@ public protocol CloudProviderPlugin: Sendable {
     var schemes: [String] { get }
     /// Files beside the secret that the daemon places (an SFTP account's `known_hosts_file`).
     var stateFiles: [(setting: String, suffix: String)] { get }
+    /// The server's host key, for `signin` to show before a password is sent (SFTP); nil
+    /// where there is none. Blocks: one connection, no login.
+    func hostKey(_ settings: [String: String]) throws(StorageError) -> (fingerprint: String, known: Bool)?
 }
 
 extension CloudProviderPlugin {
@@ -71,6 +74,7 @@ extension CloudProviderPlugin {
     public var accepts: [String] { ["root"] }
     public var schemes: [String] { ["http", "https"] }
     public var stateFiles: [(setting: String, suffix: String)] { [] }
+    public func hostKey(_ settings: [String: String]) throws(StorageError) -> (fingerprint: String, known: Bool)? { nil }
     public func verify(password: String, _ settings: [String: String]) throws(StorageError) {}
     /// An OAuth provider's token file.
     public func secretFile(_ settings: [String: String]) -> (setting: String, suffix: String)? {

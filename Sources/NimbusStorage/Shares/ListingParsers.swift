@@ -8,6 +8,17 @@ struct ListedEntry: Equatable {
     var size: Int64
     /// Seconds since 1970 (0: unknown).
     var modified: Int64
+    /// What the server says identifies the file (MLSD's `unique`): a folder reached again
+    /// through a link loop says the same.
+    var unique: String? = nil
+
+    /// `unique` as a number for the update's loop check (FNV-1a).
+    var inode: UInt64? {
+        guard let unique, !unique.isEmpty else { return nil }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in unique.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
 }
 
 /// `ls -l` lines as SFTP servers send them (OpenSSH's sftp-server, and most FTP `LIST`s):
@@ -77,7 +88,9 @@ enum MachineListing {
         default: return nil  // cdir, pdir, and what is neither
         }
         guard !name.isEmpty else { return nil }
-        return ListedEntry(name: name, kind: kind, size: facts["size"].flatMap { Int64($0) } ?? 0, modified: facts["modify"].flatMap(time) ?? 0)
+        return ListedEntry(
+            name: name, kind: kind, size: facts["size"].flatMap { Int64($0) } ?? 0, modified: facts["modify"].flatMap(time) ?? 0,
+            unique: facts["unique"])
     }
 
     /// `YYYYMMDDHHMMSS[.sss]`, UTC.

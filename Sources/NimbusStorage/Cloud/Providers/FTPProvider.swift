@@ -24,7 +24,9 @@ final class FTPProvider: CloudProvider {
                 skipped("Skipping \"\(relative)\" of \(connection.account): symbolic links are not followed over FTP")
                 continue
             }
-            items.append(ShareListing.item(name: entry.name, path: relative, directory: entry.kind == .directory, size: entry.size, modified: entry.modified))
+            var item = ShareListing.item(name: entry.name, path: relative, directory: entry.kind == .directory, size: entry.size, modified: entry.modified)
+            item.inode = entry.inode
+            items.append(item)
             guard items.count <= ShareListing.maximumEntries else { throw ShareListing.tooLarge(connection.account, path) }
         }
         return items

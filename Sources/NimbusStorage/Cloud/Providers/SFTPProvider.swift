@@ -69,6 +69,26 @@ struct SFTPProviderPlugin: CloudProviderPlugin {
         try ShareSettings.checkLogin(SFTPProvider(Self.connection(share.shown, share, settings, password: password.isEmpty ? nil : password)))
     }
 
+    /// One connection that stops at the host key: what the server presents, and whether the
+    /// account's known_hosts holds it.
+    func hostKey(_ settings: [String: String]) throws(StorageError) -> (fingerprint: String, known: Bool)? {
+        let share = try ShareSettings.url(settings, scheme: "sftp")
+        let known = HostKeys.check(share: share, file: settings["known_hosts_file"], confirmed: nil)
+        let probe = HostKeyCheck { _ in false }
+        var transfer = FileTransfer(url: share.location("", directory: true))
+        transfer.user = share.user
+        transfer.password = ""
+        transfer.hostKey = probe
+        do {
+            try FileTransferSession().perform(transfer) { _ in false }
+        } catch where error.kind == .hostKey {
+        } catch {
+            throw StorageError(.io, "\(share.authority): \(error.message)")
+        }
+        guard let key = probe.seen else { throw StorageError(.io, "\(share.authority): the server showed no host key") }
+        return (HostKeys.fingerprint(key), known.accepts(key))
+    }
+
     static func connection(_ account: String, _ share: ShareURL, _ settings: [String: String], password: String?, reload: (@Sendable () -> String?)? = nil)
         -> CurlShare
     {

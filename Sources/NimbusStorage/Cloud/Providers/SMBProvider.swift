@@ -74,10 +74,11 @@ public final class SMBProvider: CloudProvider, @unchecked Sendable {
                 let directory = nimbus_smb_is_directory(&info) != 0
                 guard directory || nimbus_smb_is_file(&info) != 0 else { continue }
                 let relative = path.isEmpty ? name : path + "/" + name
-                items.append(
-                    ShareListing.item(
-                        name: name, path: relative, directory: directory, size: Int64(entry.pointee.size),
-                        modified: Int64(entry.pointee.mtime_ts.tv_sec)))
+                var item = ShareListing.item(
+                    name: name, path: relative, directory: directory, size: Int64(entry.pointee.size),
+                    modified: Int64(entry.pointee.mtime_ts.tv_sec))
+                if info.st_ino != 0 { item.inode = UInt64(info.st_ino) }
+                items.append(item)
                 if items.count > ShareListing.maximumEntries { break }
             }
         }
@@ -91,9 +92,11 @@ public final class SMBProvider: CloudProvider, @unchecked Sendable {
         var info = stat()
         let result = Self.lock.withLock { nimbus_smb_stat(context, url, &info) == 0 ? 0 : errno }
         if result != 0 { throw storageError(result, path) }
-        return ShareListing.item(
+        var item = ShareListing.item(
             name: String(path.split(separator: "/").last ?? ""), path: path, directory: nimbus_smb_is_directory(&info) != 0,
             size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+        if info.st_ino != 0 { item.inode = UInt64(info.st_ino) }
+        return item
     }
 
     public func source(for item: RemoteItem) -> any RemoteSource { SMBSource(provider: self, item: item) }

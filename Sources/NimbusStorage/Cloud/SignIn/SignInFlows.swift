@@ -15,6 +15,11 @@ public struct SignInPrompt: Sendable, Equatable {
     public var redirectURI: String?
     /// Seconds left to finish it.
     public var expiresIn: Int?
+    /// An SSH server's host key (`SHA256:…`): the person compares it with the server's own;
+    /// the `signinpassword` that follows trusts it.
+    public var fingerprint: String?
+    /// Whether that key is already in the account's known_hosts.
+    public var hostKeyKnown = false
 }
 
 /// Where an account's latest sign-in stands (`listaccounts` shows it as `signin:`).
@@ -49,6 +54,9 @@ public final class SignInFlows: Sendable {
     private final class Flow: Sendable {
         let request: SignInRequest
         let code: CodeSignIn?
+        /// The host key `signin` showed (SFTP): the password that follows trusts it.
+        var fingerprint: String? { prompt.withLock { $0 } }
+        let prompt = Mutex<String?>(nil)
         /// Set to cancel; the polling thread waits on it between polls.
         let stopped = Mutex(false)
         let wakeup = NSCondition()
@@ -100,7 +108,18 @@ public final class SignInFlows: Sendable {
         case .none:
             throw .failed("\(request.account) needs no sign-in")
         case .password:
-            return begin(Flow(request, code: nil), SignInPrompt(method: "password"))
+            var prompt = SignInPrompt(method: "password")
+            do throws(StorageError) {
+                if let key = try request.plugin.hostKey(settings) {
+                    prompt.fingerprint = key.fingerprint
+                    prompt.hostKeyKnown = key.known
+                }
+            } catch {
+                throw .failed("\(request.account): \(error.message)")
+            }
+            let flow = Flow(request, code: nil)
+            flow.prompt.withLock { $0 = prompt.fingerprint }
+            return begin(flow, prompt)
         case .deviceCode(let endpoints):
             let clientID = try Self.clientID(request)
             let device = DeviceCodeSignIn(endpoints: endpoints, clientID: clientID, clientSecret: settings["client_secret"])
@@ -161,10 +180,13 @@ public final class SignInFlows: Sendable {
         guard !password.isEmpty, !password.contains("\n"), password.utf8.count <= 4096 else {
             throw .failed("A password is one line of at most 4096 bytes")
         }
+        let shown = state.withLock { $0.flows[request.account]?.fingerprint }
         cancel(request.account, quietly: true)
         let flow = Flow(request, code: nil)
+        var settings = request.settings
+        if settings["fingerprint"] == nil, let shown { settings["fingerprint"] = shown }
         do throws(StorageError) {
-            try request.plugin.verify(password: password, request.settings)
+            try request.plugin.verify(password: password, settings)
         } catch {
             let message = error.message.hasPrefix(request.account) ? error.message : "\(request.account): \(error.message)"
             let failure: SignInError = error.kind == .permission ? .refused(message) : .failed(message)
