@@ -90,7 +90,7 @@ public final class Daemon {
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(
             storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts",
-            secretsDirectory: configuration.secretsDirectory, logger: logger.domain("mount"))
+            secretsDirectory: configuration.secretsDirectory, multicast: configuration.zeroconfEnabled, logger: logger.domain("mount"))
         for account in added { cloud.add(account, atRunTime: true) }
         mounts.restore(
             accounts: accounts.filter(\.mountAtStart).map(\.name)

@@ -4,6 +4,7 @@ import NimbusLibrary
 import NimbusServer
 import NimbusStorage
 import NimbusSupport
+import NimbusZeroconf
 
 /// The daemon's mounts: configured cloud accounts at their names, and whatever clients mount
 /// with `mount NAME cloud:ACCOUNT` or `mount NAME https://host/dav/`. Mounts made by clients
@@ -17,12 +18,17 @@ final class Mounts: MountControl {
     private let path: String
     /// Where the passwords of shares mounted by address are kept.
     private let secretsDirectory: String
+    private nonisolated let multicast: Bool
     private let logger: Logger
     private(set) var mounts: [(name: String, uri: String)] = []
     /// Configured accounts that could not be mounted at start.
     private var pending: Set<String> = []
 
-    init(storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, secretsDirectory: String, logger: Logger) {
+    init(
+        storage: MountedStorage, cloud: CloudAccounts, library: MusicLibrary, path: String, secretsDirectory: String, multicast: Bool,
+        logger: Logger
+    ) {
+        self.multicast = multicast
         self.secretsDirectory = secretsDirectory
         self.storage = storage
         self.cloud = cloud
@@ -112,6 +118,12 @@ final class Mounts: MountControl {
     /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
     /// from MPD learns what to use instead.
     private static let pluginsMPDHas: Set<String> = ["nfs", "udisks"]
+
+    /// Multicast DNS, when the config allows multicast (`zeroconf_enabled`).
+    nonisolated var neighborSearch: (@Sendable () -> [(uri: String, name: String)])? {
+        guard multicast else { return nil }
+        return { ShareBrowser.browse().map { ($0.uri, $0.name) } }
+    }
 
     func retryAccount(_ name: String) {
         guard pending.contains(name), storage.mounted(name) == nil, attach(name, uri: "cloud:" + name) else { return }

@@ -15,6 +15,9 @@ public protocol MountControl: AnyObject, Sendable {
     /// `update NAME` of a configured account that could not be mounted (no token yet, before
     /// `nimbus authorize`) mounts it now if it can be.
     func retryAccount(_ name: String)
+    /// Looks for shares on the LAN (`listneighbors`): blocking, run off the core loop; nil
+    /// when the daemon may not use multicast (`zeroconf_enabled "no"`).
+    var neighborSearch: (@Sendable () -> [(uri: String, name: String)])? { get }
 }
 
 public enum MountFailure: Error, Equatable {

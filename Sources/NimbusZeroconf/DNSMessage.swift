@@ -82,7 +82,7 @@ public enum DNSMessage {
     }
 
     /// A name at `offset` and the offset after it (after the first pointer, if any).
-    static func readName(_ bytes: [UInt8], at start: Int) -> (String, Int)? {
+    static func readName(_ bytes: [UInt8], at start: Int, lowercased: Bool = true) -> (String, Int)? {
         var labels: [String] = []
         var offset = start
         var end: Int?
@@ -91,7 +91,8 @@ public enum DNSMessage {
             guard offset < bytes.count else { return nil }
             let length = Int(bytes[offset])
             if length == 0 {
-                return (labels.joined(separator: ".").lowercased(), end ?? offset + 1)
+                let name = labels.joined(separator: ".")
+                return (lowercased ? name.lowercased() : name, end ?? offset + 1)
             }
             if length & 0xC0 == 0xC0 {
                 guard offset + 1 < bytes.count else { return nil }

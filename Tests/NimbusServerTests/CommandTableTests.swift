@@ -188,7 +188,7 @@ final class CommandTableTests: XCTestCase {
     func testCommandsListsExactlyTheTable() throws {
         let server = try TestServer(musicDirectory: try Fixtures.library())
         let listed = try server.connect().request("commands").dropLast().map { String($0.dropFirst("command: ".count)) }
-        // listneighbors is hidden without a neighbor plugin, as in MPD.
+        // listneighbors is hidden without multicast (zeroconf_enabled "no"), as in MPD without a neighbor plugin.
         XCTAssertEqual(listed, CommandTable.standard.commands.map(\.name).filter { $0 != "listneighbors" })
     }
 }

@@ -65,7 +65,12 @@ extension CheckHelpers {
             XCTAssertEqual(try c.request("mount again http://127.0.0.1:9/music/"), ["ACK [2@0] {mount} This storage is already mounted"])
             XCTAssertEqual(
                 try c.request("mount share nfs://nas/music"),
-                ["ACK [2@0] {mount} No nfs:// storage in Nimbus: mount WebDAV (http://, https://) or a cloud account (cloud:NAME)"])
+                [
+                    "ACK [2@0] {mount} No nfs:// storage in Nimbus: mount SMB (smb://), SFTP (sftp://), FTP (ftp://, ftps://), WebDAV (http://, https://) or a cloud account (cloud:NAME)"
+                ])
+            XCTAssertEqual(
+                try c.request("mount nas smb://127.0.0.1:9/music"), ["ACK [52@0] {mount} smb://127.0.0.1:9/music: 127.0.0.1:9: Connection refused"],
+                "the share is asked before mount answers")
             XCTAssertEqual(try c.request("mount odd gopher://x/"), ["ACK [2@0] {mount} Unrecognized storage URI"])
             XCTAssertEqual(try c.request("listmounts"), ["mount: ", "mount: dav", "storage: http://127.0.0.1:9/music/", "OK"])
         },

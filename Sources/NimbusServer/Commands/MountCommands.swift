@@ -10,12 +10,22 @@ enum MountCommands {
         Command("listmounts", .read, arguments: 0...0, handler: listmounts),
         Command("mount", .admin, arguments: 2...2, handler: mount),
         Command("unmount", .admin, arguments: 1...1, handler: unmount),
-        Command("listneighbors", .read, arguments: 0...0, available: { _ in false }, handler: listNeighbors),
+        // Hidden from `commands` without a way to look (as in MPD without a neighbor plugin).
+        Command("listneighbors", .read, arguments: 0...0, available: { $0.mounts?.neighborSearch != nil }, handler: listNeighbors),
     ]
 
-    /// MPD's answer without a neighbor plugin (hidden from `commands`, as in MPD).
+    /// Shares announced on the LAN by multicast DNS, in MPD's format (`neighbor:`, `name:`);
+    /// without the daemon's mounts, MPD's answer without a neighbor plugin.
     static func listNeighbors(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
-        throw ProtocolError(.unknown, "No neighbor plugin configured")
+        guard let search = call.context.mounts?.neighborSearch else { throw ProtocolError(.unknown, "No neighbor plugin configured") }
+        return .offLoop {
+            var out = ResponseWriter()
+            for neighbor in search() {
+                out.field("neighbor", neighbor.uri)
+                out.field("name", neighbor.name)
+            }
+            return out
+        }
     }
 
     static func listmounts(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {

@@ -68,7 +68,7 @@ public struct ShareURL: Sendable, Equatable {
         rawPath = HTTPHelpers.decode(rawPath)
         while rawPath.hasSuffix("/") { rawPath.removeLast() }
         path = rawPath.isEmpty ? "/" : (rawPath.hasPrefix("/") ? rawPath : "/" + rawPath)
-        if user?.isEmpty == true && password == nil { return nil }
+        if user?.isEmpty == true { return nil }
     }
 
     /// `host` or `host:port` (IPv6 literals keep their brackets).
