@@ -73,7 +73,8 @@ public final class SambaServer: ShareServerProcess {
 
     public static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/smbd") && geteuid() == 0 }
 
-    public init(root: String) throws {
+    /// `minimumProtocol: "NT1"` lets SMB1 clients in too (curl's smb://, for `make bench`).
+    public init(root: String, minimumProtocol: String = "SMB2") throws {
         self.root = root
         super.init(label: "nimbus-smbd")
         let base = directory.path
@@ -86,7 +87,8 @@ public final class SambaServer: ShareServerProcess {
               smb ports = \(port)
               interfaces = lo
               bind interfaces only = yes
-              server min protocol = SMB2
+              server min protocol = \(minimumProtocol)
+              \(minimumProtocol == "NT1" ? "ntlm auth = ntlmv1-permitted" : "")
               disable netbios = yes
               disable spoolss = yes
               load printers = no

@@ -28,6 +28,9 @@ do {
     if wanted("share") {
         try NetworkBenchmarks(quick: quick).runShare(into: &report)
     }
+    if wanted("smb") {
+        notes += try ShareBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("seek") {
         notes += try NetworkBenchmarks(quick: quick).runSeek(into: &report)
     }

@@ -110,6 +110,30 @@ final class WebBrowserTests: XCTestCase {
         _ = (drive, emulator)
     }
 
+    /// An SFTP account signed in from the page: the server's host key shown, the password held
+    /// back until the person confirms the key, then the account's songs in the Library.
+    func testSigningInToAnSFTPShareShowsTheHostKeyFirst() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"), "chromium-driver is not installed")
+        try XCTSkipUnless(SSHServer.available, "sshd is not installed (scripts/install-deps) or not root")
+        let drive = TemporaryDirectory("nimbus-web-sftp")
+        try AudioFixtures.writeTitledFLACAlbum(in: drive.path)
+        let ssh = try SSHServer()
+        let port = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(port)\"\n}")
+        XCTAssertEqual(try daemon.connect().request("addaccount box sftp url \(ssh.url(drive.path))"), ["OK"])
+        let artifacts = Fixtures.repositoryRoot + "/.build/artifacts/web"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
+        let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "share", "box", ssh.password])
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
+        XCTAssertTrue((result["fingerprint"] as? String ?? "").contains(ssh.fingerprint), "the host key is shown: \(result["fingerprint"] ?? "")")
+        XCTAssertEqual(result["heldBack"] as? Bool, true, "not sent before the key is confirmed")
+        XCTAssertEqual(result["signedIn"] as? Bool, true)
+        XCTAssertEqual(result["libraryShowsAccount"] as? Bool, true)
+        XCTAssertEqual(result["overflow360"] as? Bool, false)
+        _ = (drive, ssh)
+    }
+
     /// With a `password` and no permission without it, the page asks for the password, shows
     /// the daemon's refusal of a wrong one, and works once the right one is given.
     func testThePageAsksForThePassword() throws {

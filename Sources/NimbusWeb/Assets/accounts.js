@@ -100,7 +100,14 @@ export class Accounts {
       const secret = prompt.method === 'password';
       if (!secret) box.append(h('p', { text: t('openConsent') }), h('p', {}, link(prompt.authorize_url)));
       const input = h('input', { type: secret ? 'password' : 'text', 'aria-label': t(secret ? 'password' : 'code'), autocomplete: secret ? 'current-password' : 'off' });
-      const form = h('form', {}, input, h('button', { type: 'submit', text: t('send') }));
+      // An SSH server's host key: shown, and a new one confirmed, before the password goes out.
+      let same = null;
+      if (prompt.fingerprint) {
+        const known = prompt.host_key === 'known';
+        box.append(h('p', { class: 'fingerprint', text: t(known ? 'hostKeyKnown' : 'hostKeyNew', { key: prompt.fingerprint }) }));
+        if (!known) same = h('input', { type: 'checkbox', required: '' });
+      }
+      const form = h('form', {}, same ? h('label', {}, same, ' ', t('hostKeySame')) : null, input, h('button', { type: 'submit', text: t('send') }));
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
         const command = secret ? 'signinpassword' : 'signincode';

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """The web page in headless Chromium, as a person on a phone and on a laptop uses it.
 
-Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD | podcast FEED_URL | bench]
+Usage: web_page_browser.py PAGE_URL MPD_PORT ARTIFACTS_DIR [cloud ACCOUNT | login PASSWORD | podcast FEED_URL | share ACCOUNT PASSWORD | bench]
 With `cloud ACCOUNT` it signs in to that account from the Accounts page (the emulator approves
 the device code), keeps its Album folder offline from the Library and follows the download on
 the Offline page, and searches the library. With `login PASSWORD` it answers the page's
-password prompt, wrongly first.
+password prompt, wrongly first. With `share ACCOUNT PASSWORD` it signs in to an SFTP account:
+the server's host key is shown, the password is refused until the key is confirmed as the same.
 Prints one JSON object: the time from navigation to the first shown song, what the page
 showed, whether Play (found by its accessible name) started playback, whether a song added by
 another client appeared in the queue without a reload, horizontal overflow at 360x740 and
@@ -28,6 +29,7 @@ cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
 password = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "login" else None
 bench = len(sys.argv) > 4 and sys.argv[4] == "bench"
 podcast = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "podcast" else None
+share = sys.argv[5:7] if len(sys.argv) > 6 and sys.argv[4] == "share" else None
 os.makedirs(artifacts, exist_ok=True)
 
 
@@ -72,6 +74,26 @@ result = {}
 def text_of(selector):
     return driver.execute_script(
         "return [...document.querySelectorAll(arguments[0])].map((element) => element.textContent).join('\\n')", selector)
+
+
+def share_scenario():
+    name, secret = share
+    driver.get(page + "#accounts")
+    row = wait(lambda: name in text_of("#account-list li") and driver.find_elements(By.XPATH, "//li[contains(., '%s')]//button[text()='Sign in']" % name))
+    row[0].click()
+    result["fingerprint"] = wait(lambda: text_of(".signin-box .fingerprint"), 20)
+    box = wait(lambda: driver.find_elements(By.CSS_SELECTOR, ".signin-box input[type='password']"))[0]
+    box.send_keys(secret)
+    driver.find_element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    # The form is not sent while "It is the same key" is unticked.
+    result["heldBack"] = driver.execute_script("return !document.querySelector('.signin-box form').checkValidity()")
+    driver.save_screenshot(os.path.join(artifacts, "share-signin-360.png"))
+    driver.find_element(By.CSS_SELECTOR, ".signin-box label input[type='checkbox']").click()
+    driver.find_element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    result["signedIn"] = bool(wait(lambda: "Signed in" in text_of("#signin"), 30))
+    result["libraryShowsAccount"] = bool(wait(lambda: location_is("#library") and "Album" in text_of("#library-list li"), 30))
+    result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 def cloud_scenario():
@@ -347,6 +369,8 @@ try:
     driver.set_window_size(360, 740)
     if cloud:
         cloud_scenario()
+    elif share:
+        share_scenario()
     elif password:
         login_scenario()
     elif bench:
