@@ -34,6 +34,7 @@ let package = Package(
         cLibrary("CWebSockets", "libwebsockets", ["libwebsockets-dev"]),
         cLibrary("CZlib", "zlib", ["zlib1g-dev"]),
         cLibrary("CSMBClient", "smbclient", ["libsmbclient-dev"]),
+        cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -51,10 +52,10 @@ let package = Package(
         // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
         // Where music lives: the local directory, cloud accounts and network shares (SMB through
-        // libsmbclient, SFTP and FTP through libcurl): one provider plugin each.
+        // libsmbclient, NFS through libnfs, SFTP and FTP through libcurl): one provider plugin each.
         .target(
             name: "NimbusStorage",
-            dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport", "CSMBClient"],
+            dependencies: ["NimbusInput", "NimbusXML", "NimbusModel", "NimbusConfig", "NimbusSupport", "CSMBClient", "CNFS"],
             swiftSettings: strict),
         // Podcasts: feeds (RSS, Atom) read into shows and episodes, the subscriptions kept and refreshed, and
         // the storage that mounts them at `podcasts/` (episodes through the range cache).

@@ -117,7 +117,7 @@ final class Mounts: MountControl {
 
     /// Storage URI schemes of MPD's other storage plugins: named in the error so a user moving
     /// from MPD learns what to use instead.
-    private static let pluginsMPDHas: Set<String> = ["nfs", "udisks"]
+    private static let pluginsMPDHas: Set<String> = ["udisks"]
 
     /// Multicast DNS, when the config allows multicast (`zeroconf_enabled`).
     nonisolated var neighborSearch: (@Sendable () -> [(uri: String, name: String)])? {

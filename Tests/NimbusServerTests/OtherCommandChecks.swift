@@ -64,9 +64,9 @@ extension CheckHelpers {
             XCTAssertEqual(try c.request("mount dav http://127.0.0.1:9/other/"), ["ACK [2@0] {mount} Mount point busy"])
             XCTAssertEqual(try c.request("mount again http://127.0.0.1:9/music/"), ["ACK [2@0] {mount} This storage is already mounted"])
             XCTAssertEqual(
-                try c.request("mount share nfs://nas/music"),
+                try c.request("mount share udisks://sdb1"),
                 [
-                    "ACK [2@0] {mount} No nfs:// storage in Nimbus: mount SMB (smb://), SFTP (sftp://), FTP (ftp://, ftps://), WebDAV (http://, https://) or a cloud account (cloud:NAME)"
+                    "ACK [2@0] {mount} No udisks:// storage in Nimbus: mount SMB (smb://), NFS (nfs://), SFTP (sftp://), FTP (ftp://, ftps://), WebDAV (http://, https://) or a cloud account (cloud:NAME)"
                 ])
             XCTAssertEqual(
                 try c.request("mount nas smb://127.0.0.1:9/music"), ["ACK [52@0] {mount} smb://127.0.0.1:9/music: 127.0.0.1:9: Connection refused"],

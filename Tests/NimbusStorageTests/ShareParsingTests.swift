@@ -16,9 +16,10 @@ final class ShareParsingTests: XCTestCase {
         XCTAssertEqual(url.location("A/b c.flac"), "smb://nas.local:4450/Music/Jazz%20Club/A/b%20c.flac", "no credentials in a library URL")
         XCTAssertEqual(ShareURL("sftp://[::1]:2222/srv")?.authority, "[::1]:2222")
         XCTAssertEqual(ShareURL("ftp://host")?.path, "/")
+        XCTAssertEqual(ShareURL("nfs://nas/export/music?version=4")?.withoutPassword, "nfs://nas/export/music?version=4")
         XCTAssertEqual(ShareURL("SFTP://u@h/x")?.scheme, "sftp")
         XCTAssertEqual(ShareURL("sftp://u@h/x?fingerprint=SHA256:abc%2Bd&password=p")?.withoutPassword, "sftp://u@h/x?fingerprint=SHA256:abc%2Bd")
-        for bad in ["smb://", "smb://host:99999/x", "smb://host:port/x", "nfs://host/x", "http://host/", "smb://:pw@host/", "smb:/host"] {
+        for bad in ["smb://", "smb://host:99999/x", "smb://host:port/x", "udisks://sdb1/x", "http://host/", "smb://:pw@host/", "smb:/host"] {
             XCTAssertNil(ShareURL(bad), bad)
         }
     }

@@ -27,7 +27,7 @@ enum ErrorMapping {
             case .unsupported(let scheme):
                 return ProtocolError(
                     .argument,
-                    "No \(scheme):// storage in Nimbus: mount SMB (smb://), SFTP (sftp://), FTP (ftp://, ftps://), WebDAV (http://, https://) or a cloud account (cloud:NAME)")
+                    "No \(scheme):// storage in Nimbus: mount SMB (smb://), NFS (nfs://), SFTP (sftp://), FTP (ftp://, ftps://), WebDAV (http://, https://) or a cloud account (cloud:NAME)")
             case .notMountPoint: return ProtocolError(.argument, "Not a mount point")
             case .failed(let message): return ProtocolError(.system, message)
             case .refused(let message): return ProtocolError(.password, message)

@@ -90,7 +90,7 @@ public struct CloudProviderRegistry: Sendable {
 
     public static let standard = CloudProviderRegistry([
         WebDAVProviderPlugin(), NextcloudProviderPlugin(), YandexWebDAVProviderPlugin(), YandexDiskProviderPlugin(),
-        DropboxProviderPlugin(), GoogleDriveProviderPlugin(), OneDriveProviderPlugin(), SMBProviderPlugin(), SFTPProviderPlugin(), FTPProviderPlugin(),
+        DropboxProviderPlugin(), GoogleDriveProviderPlugin(), OneDriveProviderPlugin(), SMBProviderPlugin(), SFTPProviderPlugin(), FTPProviderPlugin(), NFSProviderPlugin(),
     ])
 
     public func plugin(forType type: String) -> (any CloudProviderPlugin)? { plugins.first { $0.type == type } }

@@ -13,7 +13,9 @@ enum ShareSettings {
         }
         guard parsed.password == nil else { throw StorageError(.io, "the password goes in the password file, not in \"url\"") }
         var options = parsed.options
-        for key in ["workgroup", "fingerprint", "key_file", "known_hosts_file"] { if let value = settings[key] { options[key] = value } }
+        for key in ["workgroup", "fingerprint", "key_file", "known_hosts_file", "version", "nfsport", "uid", "gid"] {
+            if let value = settings[key] { options[key] = value }
+        }
         let user = settings["user"] ?? parsed.user
         var path = parsed.path == "/" ? "" : parsed.path
         if root != "/" && !root.isEmpty { path += root.hasPrefix("/") ? root : "/" + root }

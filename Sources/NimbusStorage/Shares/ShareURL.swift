@@ -3,7 +3,7 @@
 /// The password, if the address carries one, is split off at once: only `withoutPassword` is
 /// ever shown, logged or saved.
 public struct ShareURL: Sendable, Equatable {
-    public static let schemes: Set<String> = ["smb", "sftp", "ftp", "ftps"]
+    public static let schemes: Set<String> = ["smb", "sftp", "ftp", "ftps", "nfs"]
 
     public let scheme: String
     public let user: String?
@@ -89,7 +89,7 @@ public struct ShareURL: Sendable, Equatable {
     }
 
     /// Options an address may carry (the rest are settings the daemon adds, not shown).
-    public static let publicOptions: Set<String> = ["fingerprint", "key", "workgroup", "implicit"]
+    public static let publicOptions: Set<String> = ["fingerprint", "key", "workgroup", "implicit", "version", "nfsport", "uid", "gid"]
 
     /// A URL of `relative` (`/`-separated, below `path`) for libsmbclient or libcurl, percent-encoded,
     /// with no credentials in it (they go to the library separately).
