@@ -199,7 +199,9 @@ final class RuntimeAccountTests: XCTestCase {
             // Longer than MPD's 8 KiB request line: dropped and answered (MPD closes the connection).
             ("addaccount \(long) webdav url http://h/", "ACK [2@0] {addaccount} Line too long"),
             ("addaccount \"a\u{01}b\" webdav url http://h/", "ACK [2@0] {addaccount} Bad account name: control characters"),
-            ("addaccount x ftp url http://h/", "ACK [2@0] {addaccount} unknown account type \"ftp\""),
+            ("addaccount x gopher url http://h/", "ACK [2@0] {addaccount} unknown account type \"gopher\""),
+            ("addaccount x ftp url http://h/", "ACK [2@0] {addaccount} \"url\" must be an ftp:// or ftps:// address"),
+            ("addaccount x smb url smb://u:secret@h/music", "ACK [2@0] {addaccount} the password goes to signinpassword, not into \"url\""),
             ("addaccount x webdav url http://h/ colour blue", "ACK [2@0] {addaccount} unknown setting \"colour\""),
             ("addaccount x webdav url http://h/ token_file /etc/passwd", "ACK [2@0] {addaccount} unknown setting \"token_file\""),
             ("addaccount x webdav url file:///etc/", "ACK [2@0] {addaccount} \"url\" must be an http:// or https:// address"),
