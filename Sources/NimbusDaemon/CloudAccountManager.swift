@@ -106,6 +106,10 @@ final class CloudAccountManager: AccountControl {
         }
         mounts.removeAccount(name)
         removeSecret(account)
+        // What the daemon placed beside the secret (an SFTP account's known_hosts) goes with it.
+        for file in cloud.providers.plugin(forType: account.type)?.stateFiles ?? [] {
+            if let path = account.settings[file.setting] { unlink(path) }
+        }
         cloud.remove(name)
         do {
             try file.save(cloud.addedAtRunTime)

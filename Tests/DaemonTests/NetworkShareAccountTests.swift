@@ -58,6 +58,11 @@ final class NetworkShareAccountTests: NetworkShareTestCase {
         play(client, "box/Band/Album/02.flac", capture: capture, frames: 66_150, "an SFTP account")
         XCTAssertFalse(daemon.log.contains(smb.password) || daemon.log.contains(ssh.password))
         XCTAssertFalse(anyFile(under: daemon.directory.path + "/cache", contains: smb.password))
+        let knownHosts = daemon.directory.file("accounts/box.known_hosts")
+        XCTAssertTrue((try? String(contentsOfFile: knownHosts, encoding: .utf8))?.contains("[127.0.0.1]:\(ssh.port) ssh-ed25519 ") == true)
+        XCTAssertEqual(try client.request("removeaccount box"), ["OK"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: knownHosts), "the account's known_hosts goes with it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.directory.file("accounts/box.password")))
     }
 
     func testConfiguredSFTPAccountWithAKey() throws {
