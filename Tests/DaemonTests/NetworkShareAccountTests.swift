@@ -134,7 +134,10 @@ final class NetworkShareAccountTests: NetworkShareTestCase {
         let asked = Date()
         XCTAssertEqual(try other.request("ping"), ["OK"])
         XCTAssertLessThan(Date().timeIntervalSince(asked), 1, "the core loop never waits for the share")
+        // One 15-second request timeout and the short deadline for a server out of reach, not a minute of retries.
+        let stalled = Date()
         XCTAssertTrue(waitUntil(timeout: 90) { (try? other.request("status"))?.contains { $0.hasPrefix("error:") && $0.contains("nas") } == true },
             "\((try? other.request("status")) ?? [])")
+        XCTAssertLessThan(Date().timeIntervalSince(stalled), 60, "given up after the request timeout, not after a minute of retries")
     }
 }

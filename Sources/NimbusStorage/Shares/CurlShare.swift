@@ -72,7 +72,7 @@ final class CurlShare: Sendable {
         case .refused: return RemoteError(.unauthorized, "\(account): the server refused the login")
         case .notFound: return RemoteError(.notFound, "\(place): no such file or folder")
         case .hostKey: return RemoteError(.unauthorized, "\(account): \(HostKeys.refusal(hostKey?.seen, share: share))")
-        case .stalled: return RemoteError(.transient, "\(place): the server stopped sending (\(error.message))")
+        case .stalled: return RemoteError(.transient, "\(place): the server stopped sending (\(error.message))", unreachable: true)
         case .cancelled: return RemoteError(.permanent, "\(place): transfer stopped")
         case .failed: return RemoteError(.transient, "\(place): \(error.message)")
         }

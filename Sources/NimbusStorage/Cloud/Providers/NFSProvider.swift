@@ -69,7 +69,7 @@ final class NFSProvider: CloudProvider, @unchecked Sendable {
         switch code {
         case ENOENT, ENOTDIR: return RemoteError(.notFound, "\(place): no such file or folder")
         case EACCES, EPERM: return RemoteError(.unauthorized, "\(account): the server refused access (\(detail))")
-        default: return RemoteError(.transient, "\(place): \(detail.isEmpty ? String(cString: strerror(code)) : detail)", unreachable: code == ECONNREFUSED)
+        default: return RemoteError(.transient, "\(place): \(detail.isEmpty ? String(cString: strerror(code)) : detail)", unreachable: code == ECONNREFUSED || code == ETIMEDOUT)
         }
     }
 

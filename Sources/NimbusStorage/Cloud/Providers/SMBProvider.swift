@@ -119,7 +119,9 @@ public final class SMBProvider: CloudProvider, @unchecked Sendable {
             return RemoteError(.unauthorized, "\(account): the server refused the login (or the access)")
         case ELOOP:
             return RemoteError(.permanent, "\(place): symbolic link loop")
-        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENOTCONN:
+        // A request that timed out counts as a server out of reach: the cache then gives up
+        // after its short deadline for those instead of waiting 15 s per retry for a minute.
+        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENOTCONN, ETIMEDOUT:
             return RemoteError(.transient, "\(account): \(share.authority): \(String(cString: strerror(code)))", unreachable: true)
         default:
             return RemoteError(.transient, "\(place): \(String(cString: strerror(code)))")
