@@ -174,16 +174,20 @@ private func writeCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     return size * count
 }
 
-/// Idle sessions, so transfers on any thread reuse warm connections. Bounded: a session
-/// beyond `capacity` is simply dropped when returned.
-public final class HTTPSessionPool: Sendable {
-    private let idle = Mutex<[SessionBox]>([])
+/// Idle sessions of one kind (HTTP, or FTP/SFTP), so transfers on any thread reuse warm
+/// connections. Bounded: a session beyond `capacity` is simply dropped when returned.
+public final class SessionPool<Session>: Sendable {
+    private let idle = Mutex<[SessionBox<Session>]>([])
     private let capacity: Int
+    private let make: @Sendable () -> Session
 
-    public init(capacity: Int = 8) { self.capacity = capacity }
+    public init(capacity: Int, make: @escaping @Sendable () -> Session) {
+        self.capacity = capacity
+        self.make = make
+    }
 
-    public func withSession<T, E: Error>(_ body: (HTTPSession) throws(E) -> T) throws(E) -> T {
-        let box = idle.withLock { $0.popLast() } ?? SessionBox(HTTPSession())
+    public func withSession<T, E: Error>(_ body: (Session) throws(E) -> T) throws(E) -> T {
+        let box = idle.withLock { $0.popLast() } ?? SessionBox(make())
         defer {
             idle.withLock { sessions in
                 if sessions.count < capacity { sessions.append(box) }
@@ -193,8 +197,15 @@ public final class HTTPSessionPool: Sendable {
     }
 }
 
+/// Idle HTTP sessions.
+public typealias HTTPSessionPool = SessionPool<HTTPSession>
+
+extension SessionPool where Session == HTTPSession {
+    public convenience init(capacity: Int = 8) { self.init(capacity: capacity) { HTTPSession() } }
+}
+
 /// A session parked in the pool; only one thread uses it between checkout and return.
-private final class SessionBox: @unchecked Sendable {
-    let session: HTTPSession
-    init(_ session: HTTPSession) { self.session = session }
+private final class SessionBox<Session>: @unchecked Sendable {
+    let session: Session
+    init(_ session: Session) { self.session = session }
 }

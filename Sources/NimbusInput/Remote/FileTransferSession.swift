@@ -201,21 +201,9 @@ private func hostKeyCallback(_ context: UnsafeMutableRawPointer?, _ type: Int32,
     return Int32(CURLKHMATCH_MISMATCH.rawValue)
 }
 
-/// Idle file-transfer sessions per server, so a transfer reuses a logged-in connection.
-public final class FileTransferPool: Sendable {
-    private let idle = Mutex<[FileTransferBox]>([])
-    private let capacity: Int
+/// Idle file-transfer sessions of one server, so a transfer reuses a logged-in connection.
+public typealias FileTransferPool = SessionPool<FileTransferSession>
 
-    public init(capacity: Int = 4) { self.capacity = capacity }
-
-    public func withSession<T, E: Error>(_ body: (FileTransferSession) throws(E) -> T) throws(E) -> T {
-        let box = idle.withLock { $0.popLast() } ?? FileTransferBox(FileTransferSession())
-        defer { idle.withLock { if $0.count < capacity { $0.append(box) } } }
-        return try body(box.session)
-    }
-}
-
-private final class FileTransferBox: @unchecked Sendable {
-    let session: FileTransferSession
-    init(_ session: FileTransferSession) { self.session = session }
+extension SessionPool where Session == FileTransferSession {
+    public convenience init(capacity: Int = 4) { self.init(capacity: capacity) { FileTransferSession() } }
 }

@@ -1,3 +1,5 @@
+import NimbusInput
+
 /// What the share providers (SMB, SFTP, FTP) have in common: the address from an account's
 /// settings, the items their listings make, the bound on a listing, the login check.
 enum ShareSettings {
@@ -37,6 +39,38 @@ enum ShareListing {
 
     static func tooLarge(_ account: String, _ path: String) -> StorageError {
         StorageError(.io, "\(account): \(path.isEmpty ? "the top folder" : path) has more than \(maximumEntries) entries")
+    }
+
+    /// A file or folder described by its parent's listing (the top folder by listing it), so
+    /// its size and time are the ones every listing gives: the cache keys its bytes by them.
+    static func item(_ path: String, account: String, list: (String) throws(StorageError) -> [RemoteItem]) throws(StorageError) -> RemoteItem {
+        if path.isEmpty {
+            _ = try list("")
+            return RemoteItem(name: "", path: "", isDirectory: true, id: "")
+        }
+        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
+        guard let item = try list(parent).first(where: { $0.path == path }) else {
+            throw StorageError(.notFound, "\(account): \(path): no such file or folder")
+        }
+        return item
+    }
+
+    /// Reads `range` of `item` into `sink`, `chunk` bytes at a time through `read(offset,
+    /// buffer, count)`, which returns how many bytes it read. A read of nothing before the
+    /// range ends means the file shrank on the server: the cache hears `.changed`.
+    static func readChunks(
+        _ item: RemoteItem, account: String, _ range: Range<Int64>, chunk: Int, into sink: (UnsafeRawBufferPointer) -> Bool,
+        read: (_ offset: Int64, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws(RemoteError) -> Int
+    ) throws(RemoteError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let count = try read(position, buffer.baseAddress!, Int(min(Int64(chunk), range.upperBound - position)))
+            if count == 0 { throw RemoteError(.changed, "\(account): \(item.path) is shorter than listed (it changed on the server)") }
+            position += Int64(count)
+            guard sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
+        }
     }
 
     /// A listed file, cached under its path, size and time: a file replaced on the server is a

@@ -73,15 +73,7 @@ final class FTPProvider: CloudProvider {
 
     /// From the parent's listing, so size and time match what the cache keys the bytes by.
     func item(_ path: String) throws(StorageError) -> RemoteItem {
-        if path.isEmpty {
-            _ = try entries("", skipped: { _ in })
-            return RemoteItem(name: "", path: "", isDirectory: true, id: "")
-        }
-        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
-        guard let item = try list(parent).first(where: { $0.path == path }) else {
-            throw StorageError(.notFound, "\(connection.account): \(path): no such file or folder")
-        }
-        return item
+        try ShareListing.item(path, account: connection.account) { folder throws(StorageError) in try list(folder) }
     }
 
     func source(for item: RemoteItem) -> any RemoteSource { CurlShareSource(share: connection, item: item) }

@@ -142,12 +142,7 @@ final class NFSProvider: CloudProvider, @unchecked Sendable {
     /// Reads `range` a chunk at a time (the lock taken per chunk), after checking at open that
     /// the file still has the listed size and time.
     func read(_ item: RemoteItem, _ range: Range<Int64>, into sink: (UnsafeRawBufferPointer) -> Bool) throws(RemoteError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let wanted = Int(min(Int64(Self.chunk), range.upperBound - position))
-            let offset = position
+        try ShareListing.readChunks(item, account: account, range, chunk: Self.chunk, into: sink) { offset, buffer, wanted throws(RemoteError) in
             // One open per chunk keeps no handle across a lost connection; NFS opens are cheap.
             let result: Result<Int, RemoteError> = withContext(item.path) { nfs in
                 var handle: OpaquePointer?
@@ -158,14 +153,12 @@ final class NFSProvider: CloudProvider, @unchecked Sendable {
                 if nfs_fstat64(nfs, handle, &info) == 0, Int64(info.nfs_size) != item.size || Int64(info.nfs_mtime) != item.modified {
                     return (-1, 0)
                 }
-                let count = nfs_pread(nfs, handle, UInt64(offset), UInt64(wanted), buffer.baseAddress)
+                let count = nfs_pread(nfs, handle, UInt64(offset), UInt64(wanted), buffer)
                 return count >= 0 ? (Int(count), 0) : (nil, -count)
             }
             let count = try result.get()
             if count < 0 { throw RemoteError(.changed, "\(account): \(item.path) changed on the server") }
-            if count == 0 { throw RemoteError(.changed, "\(account): \(item.path) is shorter than listed (it changed on the server)") }
-            position += Int64(count)
-            guard sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
+            return count
         }
     }
 }

@@ -34,15 +34,7 @@ final class SFTPProvider: CloudProvider {
     /// From the parent's listing, so a file's size and time are the same as in every listing
     /// (the cache keys its bytes by them).
     func item(_ path: String) throws(StorageError) -> RemoteItem {
-        if path.isEmpty {
-            _ = try list("")
-            return RemoteItem(name: "", path: "", isDirectory: true, id: "")
-        }
-        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
-        guard let item = try list(parent).first(where: { $0.path == path }) else {
-            throw StorageError(.notFound, "\(connection.account): \(path): no such file or folder")
-        }
-        return item
+        try ShareListing.item(path, account: connection.account) { folder throws(StorageError) in try list(folder) }
     }
 
     func source(for item: RemoteItem) -> any RemoteSource { CurlShareSource(share: connection, item: item) }

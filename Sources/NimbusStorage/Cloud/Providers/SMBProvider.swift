@@ -148,17 +148,11 @@ public final class SMBProvider: CloudProvider, @unchecked Sendable {
         }
         let file = try opened.get()
         defer { Self.lock.withLock { _ = nimbus_smb_close(context, file) } }
-        var position = range.lowerBound
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        while position < range.upperBound {
-            let wanted = Int(min(Int64(Self.chunk), range.upperBound - position))
-            let count = Self.lock.withLock { nimbus_smb_read(context, file, buffer.baseAddress, wanted) }
+        // Sequential reads from the seek above: the offset is where the file already stands.
+        try ShareListing.readChunks(item, account: account, range, chunk: Self.chunk, into: sink) { _, buffer, wanted throws(RemoteError) in
+            let count = Self.lock.withLock { nimbus_smb_read(context, file, buffer, wanted) }
             if count < 0 { throw remoteError(errno, item.path) }
-            // Shorter than listed: the file shrank while being read.
-            if count == 0 { throw RemoteError(.changed, "\(account): \(item.path) is shorter than listed (it changed on the server)") }
-            position += Int64(count)
-            guard sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
+            return count
         }
     }
 }
