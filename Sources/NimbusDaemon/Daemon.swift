@@ -156,8 +156,7 @@ public final class Daemon {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         removeLeftovers()
-        let (stickers, problem) = Self.openStickers(configuration, logger: logger.domain("sticker"))
-        server.context.useStickers(stickers, problem: problem)
+        server.context.useStickers(Self.openStickers(configuration, logger: logger.domain("sticker")))
         if configuration.resumeMinimumLength > 0 {
             let store = StickerResume(context: server.context, logger: logger.domain("player"))
             let podcasts = podcasts
@@ -300,15 +299,16 @@ public final class Daemon {
         }
     }
 
-    /// The sticker database, or why it is off (shown in `status` until it is repaired).
-    private static func openStickers(_ configuration: DaemonConfiguration, logger: Logger) -> (StickerStore?, String?) {
+    /// The sticker database, or nil with the reason logged: the `sticker` commands then answer
+    /// that it is disabled, as MPD's do (it is no playback error, so not in `status`).
+    private static func openStickers(_ configuration: DaemonConfiguration, logger: Logger) -> StickerStore? {
         try? FileManager.default.createDirectory(atPath: parent(configuration.stickerFile), withIntermediateDirectories: true)
         do {
-            return (try StickerStore(path: configuration.stickerFile), nil)
+            return try StickerStore(path: configuration.stickerFile)
         } catch {
             let problem = error.message.hasPrefix("sticker database") ? error.message : "\(error.message); stickers are disabled"
             logger.error(problem)
-            return (nil, problem)
+            return nil
         }
     }
 

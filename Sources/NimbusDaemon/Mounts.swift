@@ -105,7 +105,6 @@ final class Mounts: MountControl {
     func unmount(_ name: String) throws(MountFailure) {
         guard !name.isEmpty, !name.contains("/") else { throw .badMountPoint }
         guard storage.unmount(name) != nil else { throw .notMountPoint }
-        storage.noteUnmounted(name, reason: nil)
         if let uri = mounts.first(where: { $0.name == name })?.uri, let share = ShareURL(uri) {
             unlink(CloudAccounts.sharePasswordFile(name, in: secretsDirectory))
             if share.scheme == "sftp" { unlink(secretsDirectory + "/" + name + ".known_hosts") }
@@ -140,7 +139,7 @@ final class Mounts: MountControl {
     /// A client removed an account: unmounted (its songs leave the database).
     func removeAccount(_ name: String) {
         pending.remove(name)
-        if storage.unmount(name) != nil { storage.noteUnmounted(name, reason: nil) }
+        storage.unmount(name)
         mounts.removeAll { $0.uri == "cloud:" + name }
         save()
         _ = try? library.update(name)
@@ -169,7 +168,6 @@ final class Mounts: MountControl {
                 return try cloud.storage(String(uri.dropFirst("cloud:".count)))
             } catch {
                 logger.error(error.message)
-                storage.noteUnmounted(name, reason: error.message)
                 return nil
             }
         }
@@ -178,7 +176,6 @@ final class Mounts: MountControl {
                 return try cloud.shareStorage(cloud.shareAccount(name: name, url: share, secretsDirectory: secretsDirectory))
             } catch {
                 logger.error("\(share.shown): \(error.message)")
-                storage.noteUnmounted(name, reason: error.message)
                 return nil
             }
         }

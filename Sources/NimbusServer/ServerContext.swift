@@ -56,8 +56,6 @@ public final class ServerContext {
     /// The sticker database; nil until opened, or without a usable `sticker_file` (`sticker`
     /// is then hidden).
     public private(set) var stickers: StickerStore?
-    /// Why stickers are off, when their database could not be used (shown in `status`).
-    private(set) var stickerProblem: String?
     /// Cloud and WebDAV mounts; nil when the daemon has none to offer.
     public let mounts: (any MountControl)?
     public let accounts: (any AccountControl)?
@@ -99,13 +97,9 @@ public final class ServerContext {
     public func syncPins() { pinSync?.sync() }
 
     /// The sticker database, opened once the daemon runs as its final user.
-    public func useStickers(_ store: StickerStore?, problem: String?) {
+    public func useStickers(_ store: StickerStore?) {
         stickers = store
-        stickerProblem = problem
     }
 
     public var uptimeSeconds: UInt64 { (MonotonicClock.now() - startTime) / 1_000_000_000 }
-
-    /// Why a cloud account cannot be reached now (shown as `error:` in status).
-    var storageProblem: String? { library?.storage.failure ?? stickerProblem }
 }

@@ -68,7 +68,7 @@ public final class SongSources: SongOpening {
 
     /// Where `uri` is: the one place mounts are told apart from the local music directory.
     public func location(of uri: String) -> SongLocation {
-        SongLocation(uri) { (storage as? MountedStorage)?.mounted($0) != nil }
+        SongLocation(uri) { storage.isMountPoint($0) }
     }
 
     /// MPD 0.24's remote tag scan: a URL queued with `add` gets its tags and length as a

@@ -7,8 +7,6 @@ import Synchronization
 public final class MountedStorage: Storage {
     public let root: any Storage
     private let mounts = Mutex<[String: any Storage]>([:])
-    /// Configured accounts that could not be mounted, with the reason (shown by `status`).
-    private let unmounted = Mutex<[String: String]>([:])
 
     public init(root: any Storage) {
         self.root = root
@@ -16,17 +14,14 @@ public final class MountedStorage: Storage {
 
     public func mount(_ name: String, _ storage: any Storage) {
         mounts.withLock { $0[name] = storage }
-        unmounted.withLock { $0[name] = nil }
     }
-
-    /// Records why a configured account is not mounted (nil: it no longer matters).
-    public func noteUnmounted(_ name: String, reason: String?) { unmounted.withLock { $0[name] = reason } }
 
     @discardableResult
     public func unmount(_ name: String) -> (any Storage)? { mounts.withLock { $0.removeValue(forKey: name) } }
 
     public func mounted(_ name: String) -> (any Storage)? { mounts.withLock { $0[name] } }
     public var mountNames: [String] { mounts.withLock { $0.keys.sorted() } }
+    public func isMountPoint(_ name: String) -> Bool { mounted(name) != nil }
 
     /// The storage a path belongs to and the path within it.
     public func route(_ path: String) -> (storage: any Storage, path: String, mount: String?) {
@@ -77,15 +72,6 @@ public final class MountedStorage: Storage {
     public func offlineFile(_ path: String) -> OfflineFile? {
         let (storage, inner, _) = route(path)
         return storage.offlineFile(inner)
-    }
-
-    /// The first mount that cannot be reached; asked by every `status`, so without copying.
-    public var failure: String? {
-        if let failure = root.failure { return failure }
-        return mounts.withLock { mounts in
-            for storage in mounts.values { if let failure = storage.failure { return failure } }
-            return nil
-        } ?? unmounted.withLock { $0.sorted { $0.key < $1.key }.first?.value }
     }
 
     public func refresh(_ path: String) -> Bool {

@@ -73,20 +73,22 @@ public protocol Storage: Sendable {
     func prefetch(_ path: String)
     /// The file as an offline download sees it; nil for files that are on disk anyway.
     func offlineFile(_ path: String) -> OfflineFile?
-    /// Why the storage cannot be reached right now; nil when it can (or has no network).
-    var failure: String? { get }
     /// Persists what the storage learnt from listings, so its files open offline next time.
     func flush()
     /// Lists one file again (blocking); true when its content changed since it was listed,
     /// and from then on the new version is what `open` reads.
     func refresh(_ path: String) -> Bool
+    /// True when the top-level folder `name` is a mount of another storage (a cloud account,
+    /// a share) rather than a folder of this one: how a URI's place is told without asking
+    /// which kind of storage answers.
+    func isMountPoint(_ name: String) -> Bool
 }
 
 extension Storage {
     public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any InputStream { try open(path) }
     public func prefetch(_ path: String) {}
     public func offlineFile(_ path: String) -> OfflineFile? { nil }
-    public var failure: String? { nil }
     public func flush() {}
     public func refresh(_ path: String) -> Bool { false }
+    public func isMountPoint(_ name: String) -> Bool { false }
 }

@@ -159,9 +159,9 @@ final class CloudProviderTests: XCTestCase {
         try daemon.restart()
         let again = try daemon.connect()
         XCTAssertEqual(try again.request("update cloud"), ["updating_db: 1", "OK"])
-        XCTAssertTrue(waitUntil {
-            (try? again.request("status"))?.contains("error: cloud: sign-in needed — run: nimbus authorize cloud") == true
-        })
+        // Account health is a state of the account (listaccounts, idle account), never a `status` error.
+        XCTAssertTrue(waitUntil { (try? again.request("listaccounts"))?.contains("state: sign-in needed") == true })
+        XCTAssertNil(try again.request("status").first { $0.hasPrefix("error:") })
         XCTAssertTrue(try again.request("stats").contains("songs: 8"), "the account's songs stay while it cannot be reached")
         // A refused refresh is not tried again and again: nothing reaches the provider until
         // a new sign-in replaces the token file.

@@ -38,7 +38,14 @@ final class NetworkShareAccountTests: NetworkShareTestCase {
         XCTAssertEqual(try account(client, "nas")["signin"], "needed")
         let refused = try client.request("signinpassword nas wrong-one")
         XCTAssertTrue(refused.first?.hasPrefix("ACK [3@0] {signinpassword} ") == true, "\(refused)")
+        // Mid-sign-in and refused: the account's state says so, `status` carries no error and no box path.
+        let other = try daemon.connect()
+        XCTAssertNotEqual(try account(client, "nas")["signin"], "signed in")
+        for line in try other.request("status") {
+            XCTAssertFalse(line.hasPrefix("error:") || line.contains(daemon.directory.path), line)
+        }
         XCTAssertEqual(try client.request("signinpassword nas \(smb.password)"), ["OK"])
+        XCTAssertNil(try other.request("status").first { $0.hasPrefix("error:") })
         waitForSongs(client, 2)
         XCTAssertEqual(try account(client, "nas")["signin"], "signed in")
 

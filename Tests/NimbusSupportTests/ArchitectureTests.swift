@@ -52,4 +52,18 @@ final class ArchitectureTests: XCTestCase {
             XCTAssertEqual(dependencies.subtracting(imported).sorted(), [], "\(target) declares targets it never imports")
         }
     }
+
+    /// What a storage can do is asked of the storage (`Storage`'s capabilities), never found out
+    /// by casting it to the kind that happens to answer today.
+    func testNoCodeDowncastsAStorage() throws {
+        let root = Fixtures.repositoryRoot + "/Sources"
+        let cast = try NSRegularExpression(pattern: #"\bas[?!]\s*\(?\s*(?:any\s+)?\w*Storage\b"#)
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        XCTAssertGreaterThan(files.count, 100, "the sources were not found")
+        for file in files {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+            let found = cast.numberOfMatches(in: text, range: NSRange(location: 0, length: (text as NSString).length))
+            XCTAssertEqual(found, 0, "\(file) downcasts a storage")
+        }
+    }
 }

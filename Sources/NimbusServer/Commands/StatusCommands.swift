@@ -49,7 +49,7 @@ enum StatusCommands {
         }
         if let job = call.context.library?.updatingJobID { out.field("updating_db", job) }
         if let left = partition.sleep.secondsLeft { out.field("sleeptimer", left) }
-        if let error = partition.error ?? call.context.storageProblem { out.field("error", Redaction.withoutCredentials(error)) }
+        if let error = partition.error { out.field("error", Redaction.withoutCredentials(error)) }
         if let next = partition.displayedNextPosition {
             out.field("nextsong", next)
             out.field("nextsongid", queue[next].id)

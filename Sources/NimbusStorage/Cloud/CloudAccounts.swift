@@ -118,15 +118,6 @@ public final class CloudAccounts: Sendable {
         return SignInRequest(account: name, method: method, settings: account.settings, secretFile: secret, plugin: plugin, redirect: redirect)
     }
 
-    /// Why some account cannot be reached, if one cannot; asked by every `status`, so it
-    /// looks without copying the accounts.
-    public var firstFailure: String? {
-        storages.withLock { storages in
-            for storage in storages.values { if let failure = storage.failure { return failure } }
-            return nil
-        }
-    }
-
     /// The storage of an account (one per account, created once).
     public func storage(_ name: String) throws(StorageError) -> CloudStorage {
         if let existing = storages.withLock({ $0[name] }) { return existing }
@@ -218,7 +209,7 @@ enum Secrets {
         let variable = variable(kind: kind, account: account)
         if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return value }
         guard let path else { throw StorageError(.io, "\(account): no \(kind) (set \(kind)_file or \(variable))") }
-        guard let bytes = (try? AtomicFile.read(path)) ?? nil else { throw StorageError(.io, "\(account): cannot read \(path)") }
+        guard let bytes = (try? AtomicFile.read(path)) ?? nil else { throw StorageError(.io, "\(account): its \(kind) file cannot be read — run: nimbus authorize \(account)") }
         let text = String(decoding: bytes, as: UTF8.self)
         return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "").trimmedSpaces
     }

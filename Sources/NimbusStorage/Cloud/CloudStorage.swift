@@ -17,8 +17,6 @@ public final class CloudStorage: Storage {
     private let listedFolders: Mutex<Set<String>>
     private let mapPath: String
     private let logger: Logger
-    /// The last listing failure, shown in `status` while the account is unreachable.
-    private let problem = Mutex<String?>(nil)
     public let health: AccountHealth
 
     public init(
@@ -38,17 +36,12 @@ public final class CloudStorage: Storage {
         listedFolders = Mutex(Set(known.keys.map(StoragePath.parent)))
     }
 
-    /// Why the account cannot be reached right now, if it cannot.
-    public var failure: String? { problem.withLock { $0 } }
-
     public func list(_ directory: String, skipped: (String) -> Void) throws(StorageError) -> [StorageEntry] {
         let items: [RemoteItem]
         do {
             items = try provider.list(directory, skipped: skipped)
-            problem.withLock { $0 = nil }
             health.noteListed()
         } catch {
-            problem.withLock { $0 = error.message }
             if error.kind != .notFound { health.noteUnreachable(error.message) }
             logger.error(error.message)
             throw error

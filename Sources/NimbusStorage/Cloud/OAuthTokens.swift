@@ -47,7 +47,7 @@ final class OAuthTokens: Sendable {
         self.scheme = scheme
         self.pool = pool
         configuredClientID = clientID
-        state = Mutex(Self.read(file, clientID: clientID) ?? Self.missing("no token in \(file)"))
+        state = Mutex(Self.read(file, clientID: clientID) ?? Self.missing("no token saved"))
     }
 
     private static func missing(_ reason: String) -> State {
@@ -104,7 +104,7 @@ final class OAuthTokens: Sendable {
         guard let fresh = Self.read(file, clientID: configuredClientID) else {
             // Removed: the user signed out. Nothing is sent until a new sign-in writes it.
             if modified == 0, hasToken {
-                state.withLock { $0 = Self.missing("the token file \(file) was removed") }
+                state.withLock { $0 = Self.missing("the saved token was removed") }
             }
             return
         }
