@@ -33,6 +33,8 @@ public final class PartitionSleep {
     /// For `status`: seconds until the fade starts, or what is left of the current song when
     /// the timer waits for its end; nil when no timer is set.
     public var secondsLeft: Int? {
+        // Asked by every `status`: no clock reading (and no Duration arithmetic) without a timer.
+        if case .off = timer.phase { return nil }
         if timer.phase == .endOfSong {
             guard let duration = partition.durationMilliseconds else { return 0 }
             return max(0, (duration - partition.elapsedMilliseconds + 999) / 1000)

@@ -1,4 +1,5 @@
 import Glibc
+import NimbusModel
 import NimbusSupport
 
 /// Stored playlists: `NAME.m3u` files in the playlist directory, one URI per line, as MPD
@@ -189,7 +190,7 @@ public struct PlaylistStore: Sendable {
     private func write(_ entries: [String], to path: String) throws(Failure) {
         var text = ""
         for entry in entries {
-            if absolutePaths, let musicDirectory, !entry.contains("://"), !entry.hasPrefix("/") {
+            if absolutePaths, let musicDirectory, !Song.isURL(entry), !entry.hasPrefix("/") {
                 text += musicDirectory + "/" + entry
             } else {
                 text += entry

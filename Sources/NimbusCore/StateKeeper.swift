@@ -17,7 +17,10 @@ public final class StateKeeper {
     private let debounce: Duration
     private var pending: TimerID?
     private var periodic: TimerID?
-    private var lastWritten: String?
+    /// A digest of the text last written, touched on the writer queue only: a pause that
+    /// changes nothing else writes nothing, and the text itself (megabytes for a long queue)
+    /// is not kept.
+    private let lastWritten = WriterConfined<Digest?>(nil)
     /// A damaged file as it was found, saved beside it before the first write replaces it.
     private var corruptCopy: [UInt8]?
     /// False until the saved state was restored: saving earlier would replace it with nothing.
@@ -83,14 +86,22 @@ public final class StateKeeper {
     /// Writes now if anything differs from the file; synchronous at shutdown.
     public func save(synchronously: Bool) {
         guard active else { return }
-        let text = StateFileCodec.encode(partitions().map { $0.savedState() })
-        guard text != lastWritten else { return }
-        lastWritten = text
+        let snapshots = partitions().map { $0.stateSnapshot() }
         let path = path
         let logger = logger
         let corrupt = corruptCopy
         corruptCopy = nil
+        let lastWritten = lastWritten
         let write: @Sendable () -> Void = {
+            let text = StateFileCodec.encode(
+                snapshots.map { snapshot in
+                    var state = snapshot.state
+                    state.entries = Partition.entries(of: snapshot.items)
+                    return state
+                })
+            let digest = Digest(text)
+            guard corrupt != nil || digest != lastWritten.value else { return }
+            lastWritten.value = digest
             if let corrupt {
                 do {
                     try AtomicFile.write(corrupt, to: path + ".corrupt")
@@ -111,5 +122,28 @@ public final class StateKeeper {
         } else {
             writer.async(execute: write)
         }
+    }
+}
+
+/// A value only the state keeper's serial writer queue reads and writes.
+private final class WriterConfined<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Length and 64-bit FNV-1a of a text: enough to tell a state file from the last one written.
+private struct Digest: Equatable {
+    let count: Int
+    let hash: UInt64
+
+    init(_ text: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var count = 0
+        for byte in text.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            count += 1
+        }
+        self.count = count
+        self.hash = hash
     }
 }

@@ -55,6 +55,19 @@ enum ProcessStats {
         return total / 1000
     }
 
+    /// VmRSS and RssAnon (the heap and other private memory, what a library costs) in KiB.
+    static func memory(_ pid: Int32) -> (rss: Double, anonymous: Double) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+        var rss = 0.0, anonymous = 0.0
+        for line in status.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count > 1 else { continue }
+            if words[0] == "VmRSS:" { rss = Double(words[1]) ?? 0 }
+            if words[0] == "RssAnon:" { anonymous = Double(words[1]) ?? 0 }
+        }
+        return (rss, anonymous)
+    }
+
     static func residentKiB(_ pid: Int32) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {

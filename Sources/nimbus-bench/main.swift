@@ -8,7 +8,7 @@ let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
 var report = BenchReport()
 
-let sections = Set(arguments.filter { !$0.hasPrefix("-") })
+let sections = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
 func wanted(_ name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 var notes: [String] = []
 
@@ -42,6 +42,13 @@ do {
     }
     if wanted("web") {
         notes += try WebBenchmarks(quick: quick).run()
+    }
+    if wanted("scale") {
+        // `--songs N` for one corpus; by default the usual 5,000 and the large 50,000.
+        let given = arguments.firstIndex(of: "--songs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil }
+        for songs in given.map({ [$0] }) ?? (quick ? [1000] : [5000, 50_000]) {
+            try ScaleBenchmarks(songs: songs, quick: quick).run(into: &report)
+        }
     }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()

@@ -97,7 +97,7 @@ enum StoredPlaylistCommands {
     /// A playlist entry as a song: library songs with their tags, URLs as they are; entries
     /// whose file is gone are skipped (and stay in the playlist file).
     static func resolve(_ entry: String, _ call: CommandCall) -> Song? {
-        if entry.contains("://") { return call.context.songs.remoteSong(entry) }
+        if Song.isURL(entry) { return call.context.songs.remoteSong(entry) }
         guard StoragePath.isSafe(entry), let song = call.context.library?.database.song(at: entry) else {
             call.context.logger.info("playlist entry not found: \(entry)")
             return nil
@@ -171,7 +171,7 @@ enum StoredPlaylistCommands {
             if let song {
                 SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
                 out.field("Pos", position)
-            } else if entry.contains("://") {
+            } else if Song.isURL(entry) {
                 out.field("file", entry)
                 out.field("Pos", position)
             } else {
@@ -195,7 +195,7 @@ enum StoredPlaylistCommands {
         }
         let entries = try load(call)
         let milliseconds = entries.reduce(0) { total, entry in
-            total + max(0, (entry.contains("://") ? nil : librarySong(entry, call))?.tag.duration ?? 0)
+            total + max(0, (Song.isURL(entry) ? nil : librarySong(entry, call))?.tag.duration ?? 0)
         }
         out.field("songs", entries.count)
         out.field("playtime", Self.roundedSeconds(milliseconds))
@@ -217,7 +217,7 @@ enum StoredPlaylistCommands {
     }
 
     private static func librarySong(_ entry: String, _ call: CommandCall) -> Song? {
-        guard !entry.contains("://"), StoragePath.isSafe(entry) else { return nil }
+        guard !Song.isURL(entry), StoragePath.isSafe(entry) else { return nil }
         return call.context.library?.database.song(at: entry)
     }
 

@@ -35,7 +35,7 @@ extension Client {
             return .failed
         }
         if logsCommands { logCommand(request) }
-        guard let command = server.table.lookup(request.name) else {
+        guard let command = table.lookup(request.name) else {
             output.ack(ProtocolError(.unknown, "unknown command \"\(request.name)\""), index: index, command: "")
             return .failed
         }
@@ -59,8 +59,8 @@ extension Client {
                 startDeferred(work, command: command.name)
                 return .deferred
             case .afterDelay(let delay, let work):
-                if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
-                server.reactor.schedule(after: delay) {
+                if !writeBlocked { reactor.change(fd: fd, interest: []) }
+                reactor.schedule(after: delay) {
                     self.finishDeferred(Result { try work() }, command: command.name)
                 }
                 return .deferred
@@ -81,7 +81,7 @@ extension Client {
     }
 
     private func startDeferred(_ work: @escaping @Sendable () throws -> DeferredCompletion, command: String) {
-        if !writeBlocked { server.reactor.change(fd: fd, interest: []) }
+        if !writeBlocked { reactor.change(fd: fd, interest: []) }
         BlockingWork.shared.submit {
             let result = Result { try work() }
             // The core half runs even if the client hung up meanwhile: the command was given.
@@ -105,7 +105,7 @@ extension Client {
             session.deferredFinished(succeeded: false, now: MonotonicClock.now())
         }
         guard !writeBlocked else { return flush() }
-        server.reactor.change(fd: fd, interest: .read)
+        reactor.change(fd: fd, interest: .read)
         processInput()
     }
 

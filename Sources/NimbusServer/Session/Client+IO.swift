@@ -78,7 +78,7 @@ extension Client {
             }
             if written < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK {
-                    if !writeBlocked { server.reactor.change(fd: fd, interest: .write) }
+                    if !writeBlocked { reactor.change(fd: fd, interest: .write) }
                     writeBlocked = true
                     session.outputBlocked = true
                     return
@@ -99,8 +99,8 @@ extension Client {
             return
         }
         if wasBlocked {
-            guard !session.isAwaitingDeferred else { return server.reactor.change(fd: fd, interest: []) }
-            server.reactor.change(fd: fd, interest: .read)
+            guard !session.isAwaitingDeferred else { return reactor.change(fd: fd, interest: []) }
+            reactor.change(fd: fd, interest: .read)
             // Lines that arrived while we were blocked are still in the buffer.
             processInput()
         }
@@ -109,7 +109,7 @@ extension Client {
     func closeNow() {
         guard !isClosed else { return }
         isClosed = true
-        if let timeoutTimer { server.reactor.cancel(timeoutTimer) }
+        if let timeoutTimer { reactor.cancel(timeoutTimer) }
         server.remove(self)
         Glibc.close(fd)
     }
@@ -119,7 +119,7 @@ extension Client {
     private func armTimeout(after seconds: Int) {
         // Strong captures: a weak reference would give every Client a refcount side table and
         // make each retain on the command path slow; closeNow cancels the timer instead.
-        timeoutTimer = server.reactor.schedule(after: .seconds(seconds)) { self.timeoutFired() }
+        timeoutTimer = reactor.schedule(after: .seconds(seconds)) { self.timeoutFired() }
     }
 
     private func timeoutFired() {
@@ -128,7 +128,7 @@ extension Client {
         let silent = MonotonicClock.now() - session.lastActivity
         if session.isExemptFromTimeout || silent < limit {
             let remaining = session.isExemptFromTimeout ? limit : limit - silent
-            timeoutTimer = server.reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
+            timeoutTimer = reactor.schedule(after: .nanoseconds(Int64(remaining))) { self.timeoutFired() }
             return
         }
         context.logger.info("[\(address)] timeout")

@@ -27,6 +27,10 @@ public final class Client: IdleListener, CommandSession {
 
     let fd: Int32
     unowned let server: Server
+    /// The server's reactor and command table, held here: reaching them through the unowned
+    /// `server` cost a strong retain through a side table on every command.
+    let reactor: Reactor
+    let table: CommandTable
     let context: ServerContext
     var session: SessionMachine
     /// `log_level "verbose"`: every command is logged (decided once, not per command).
@@ -48,6 +52,8 @@ public final class Client: IdleListener, CommandSession {
         self.address = address
         self.server = server
         self.context = server.context
+        self.reactor = server.reactor
+        self.table = server.table
         let settings = server.context.settings
         self.permission = isLocal ? settings.localPermissions : settings.defaultPermissions
         self.tagMask = settings.enabledTags
@@ -72,7 +78,7 @@ public final class Client: IdleListener, CommandSession {
     public func addIdle(_ events: IdleEvents) {
         guard !isClosed, session.idleEventsOccurred(events), !notifyScheduled else { return }
         notifyScheduled = true
-        server.reactor.atEndOfIteration {
+        reactor.atEndOfIteration {
             self.notifyScheduled = false
             guard !self.isClosed, let fired = self.session.takeIdleAnswer(now: MonotonicClock.now()) else { return }
             self.writeIdleAnswer(fired)

@@ -49,7 +49,7 @@ extension SongSources {
     /// An absolute URL as it is; a relative one (`../x.mp3`, `/a/b.ogg`) against the
     /// playlist's address, as a browser resolves it.
     static func resolve(_ reference: String, against base: URL?) -> String? {
-        if reference.contains("://") { return reference }
+        if Song.isURL(reference) { return reference }
         guard let base else { return nil }
         let escaped = reference.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["%"])) ?? reference
         return URL(string: escaped, relativeTo: base)?.absoluteString

@@ -1,0 +1,168 @@
+import Foundation
+import NimbusHarness
+
+/// Issue 32's figures on a generated library of 5,000 and 50,000 songs (`--songs N` for one):
+/// memory in the four states a box lives in (empty database, after a full update, database
+/// loaded at start-up, whole library queued), `add ""` and `playlistinfo` of the full queue,
+/// the server's CPU per command, and how fast an idle client hears of a player change.
+/// MPD and Nimbus run side by side, both pinned to the same core.
+struct ScaleBenchmarks {
+    let songs: Int
+    let quick: Bool
+
+    func run(into report: inout BenchReport) throws {
+        let cpu = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 1 : 0
+        report.section("\(songs) songs: memory, queue, command cost, wake-up (whole library queued)")
+        let empty = try DaemonPair(config: "max_connections \"200\"")
+        for daemon in [empty.nimbus, empty.mpd] { _ = try daemon.connect().request("ping") }
+        addMemory(empty, state: "empty database", into: &report)
+        empty.nimbus.stop()
+        empty.mpd.stop()
+
+        let corpus = TemporaryDirectory("nimbus-corpus-scale")
+        try runTool("/usr/bin/python3", [Fixtures.repositoryRoot + "/scripts/make-corpus", corpus.path, String(songs), "1"])
+        // One long song to pause, resume and seek in (the corpus's are a second long).
+        try FileManager.default.createDirectory(atPath: corpus.path + "/ZZ Long", withIntermediateDirectories: true)
+        try runTool("/usr/bin/sox", ["-D", "-n", "-r", "44100", "-c", "2", "-b", "16", corpus.path + "/ZZ Long/long.flac", "synth", "120", "sine", "440", "vol", "0.3"])
+        let songs = self.songs + 1
+        try runTool("/bin/sh", ["-c", "find \"$0\" -type f -exec cat {} + > /dev/null", corpus.path])
+        var started: [ServerProcess.Kind: ServerProcess] = [:]
+        for kind in [ServerProcess.Kind.mpd, .nimbus] {
+            // Both start a full update at launch when they have no database.
+            let daemon = try ServerProcess(kind, config: "max_output_buffer_size \"262144\"\nmax_playlist_length \"200000\"", cpu: cpu, musicDirectory: corpus.path)
+            try daemon.waitForDatabase(songs: songs, timeout: 1800)
+            started[kind] = daemon
+        }
+        let pair = DaemonPair(nimbus: started[.nimbus]!, mpd: started[.mpd]!)
+        addMemory(pair, state: "after a full update", into: &report)
+        for daemon in [pair.nimbus, pair.mpd] {
+            try daemon.restart()
+            try daemon.waitForDatabase(songs: songs)
+        }
+        addMemory(pair, state: "database loaded at start", into: &report)
+
+        let rounds = quick ? 1 : 3
+        let add = pair.measure(rounds: rounds) { daemon -> Double in
+            let client = try! daemon.connect(timeout: 60)
+            _ = try! client.request("clear")
+            return seconds { _ = try! client.request("add \"\"") } * 1000
+        }
+        report.add(Figure(name: "add \"\" (whole library)", unit: "ms", nimbus: add.0, mpd: add.1, better: .lower))
+        let listing = pair.measure(rounds: rounds) { daemon -> Double in
+            let client = try! daemon.connect(timeout: 60)
+            return seconds { _ = try! client.request("playlistinfo") } * 1000
+        }
+        report.add(Figure(name: "playlistinfo of the whole queue", unit: "ms", nimbus: listing.0, mpd: listing.1, better: .lower))
+        addMemory(pair, state: "whole library queued", into: &report)
+
+        CommandCost(pair: pair, quick: quick).run(into: &report)
+        WakeUp(pair: pair, samples: quick ? 30 : 300).run(into: &report)
+        withExtendedLifetime(corpus) {}
+    }
+
+    private func addMemory(_ pair: DaemonPair, state: String, into report: inout BenchReport) {
+        let ours = ProcessStats.memory(pair.nimbus.process.processIdentifier)
+        let theirs = ProcessStats.memory(pair.mpd.process.processIdentifier)
+        report.add(Figure(name: "VmRSS, \(state)", unit: "MiB", nimbus: ours.rss / 1024, mpd: theirs.rss / 1024, better: .lower, goal: 1.1))
+        report.add(Figure(name: "RssAnon, \(state)", unit: "MiB", nimbus: ours.anonymous / 1024, mpd: theirs.anonymous / 1024, better: .lower))
+    }
+}
+
+/// Round trips and the server's CPU per command for `ping`, `status` and `currentsong`, one
+/// after another and in `command_list_ok_begin` batches of 100 (the issue's goal: 1.25× MPD's
+/// round trips, 0.8× its CPU).
+struct CommandCost {
+    let pair: DaemonPair
+    let quick: Bool
+
+    func run(into report: inout BenchReport) {
+        for daemon in [pair.nimbus, pair.mpd] {
+            // A current song, stopped: `currentsong` and `status` answer in full, nothing plays.
+            let client = try! daemon.connect()
+            for line in ["addid \"ZZ Long/long.flac\" 0", "play 0", "stop"] { _ = try! client.request(line) }
+        }
+        let single = quick ? 2_000 : 20_000
+        let batches = quick ? 50 : 500
+        for command in ["ping", "status", "currentsong"] {
+            var cpu: [ServerProcess.Kind: [Double]] = [:]
+            let rate = pair.measure { daemon -> Double in
+                let client = try! daemon.connect()
+                let before = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier)
+                let elapsed = seconds { for _ in 0..<single { _ = try! client.request(command) } }
+                cpu[daemon === pair.mpd ? .mpd : .nimbus, default: []].append(
+                    (ProcessStats.cpuMicroseconds(daemon.process.processIdentifier) - before) / Double(single))
+                return Double(single) / elapsed
+            }
+            report.add(Figure(name: "\(command) round trips", unit: "/s", nimbus: rate.0, mpd: rate.1, better: .higher, goal: 1.25))
+            report.add(Figure(name: "  server CPU per \(command)", unit: "µs", nimbus: median(cpu[.nimbus]!), mpd: median(cpu[.mpd]!), better: .lower, goal: 0.8))
+            let batch = "command_list_ok_begin\n" + String(repeating: command + "\n", count: 100) + "command_list_end\n"
+            var listCPU: [ServerProcess.Kind: [Double]] = [:]
+            let listRate = pair.measure { daemon -> Double in
+                let client = try! daemon.connect()
+                let before = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier)
+                let elapsed = seconds {
+                    for _ in 0..<batches {
+                        try! client.send(batch)
+                        _ = try! client.readResponse()
+                    }
+                }
+                listCPU[daemon === pair.mpd ? .mpd : .nimbus, default: []].append(
+                    (ProcessStats.cpuMicroseconds(daemon.process.processIdentifier) - before) / Double(batches * 100))
+                return Double(batches * 100) / elapsed
+            }
+            report.add(Figure(name: "\(command) in lists of 100", unit: "/s", nimbus: listRate.0, mpd: listRate.1, better: .higher, goal: 1.25))
+            report.add(
+                Figure(name: "  server CPU per \(command) in a list", unit: "µs", nimbus: median(listCPU[.nimbus]!), mpd: median(listCPU[.mpd]!),
+                    better: .lower, goal: 0.8))
+        }
+    }
+}
+
+/// Time from a player command on one connection to `changed: player` on a connection idling
+/// for it, per command, median and 99th percentile (the goal: p99 ≤ 2 ms).
+struct WakeUp {
+    let pair: DaemonPair
+    let samples: Int
+
+    /// Each step changes the player from the state the step before left it in.
+    private static let cycle = ["play 0", "pause 1", "pause 0", "seekcur 5", "next", "stop"]
+
+    func run(into report: inout BenchReport) {
+        var results: [ServerProcess.Kind: [String: [Double]]] = [:]
+        for daemon in [pair.mpd, pair.nimbus] {
+            let idler = try! daemon.connect(), sender = try! daemon.connect()
+            _ = try! sender.request("repeat 1")
+            var times: [String: [Double]] = [:]
+            for _ in 0..<samples {
+                for command in Self.cycle {
+                    // An idle answered at once reports a change of the step before (the player
+                    // thread finishing a seek, say): taken, and idle again, so only the
+                    // command's own wake-up is timed.
+                    while true {
+                        try! idler.send("idle player\n")
+                        _ = try! sender.request("ping")  // the idle has been read once this returns
+                        if try! idler.isQuiet(for: 0.002) { break }
+                        _ = try! idler.readResponse()
+                    }
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try! sender.send(command + "\n")
+                    _ = try! idler.readResponse()
+                    times[command, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                    _ = try! sender.readResponse()
+                }
+            }
+            results[daemon === pair.mpd ? .mpd : .nimbus] = times
+        }
+        for command in Self.cycle {
+            let ours = results[.nimbus]![command]!.sorted(), theirs = results[.mpd]![command]!.sorted()
+            report.add(Figure(name: "wake-up after \(command), median", unit: "ms", nimbus: percentile(ours, 0.5), mpd: percentile(theirs, 0.5), better: .lower))
+            report.add(Figure(name: "wake-up after \(command), p99", unit: "ms", nimbus: percentile(ours, 0.99), mpd: percentile(theirs, 0.99), better: .lower))
+        }
+    }
+
+    private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
