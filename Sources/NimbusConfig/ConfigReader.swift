@@ -19,7 +19,7 @@ struct ConfigReader {
         "follow_inside_symlinks", "pid_file",
         "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization", "samplerate_converter",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
-        "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding", "metadata_to_use",
+        "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
         "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
         "despotify_password", "despotify_high_bitrate", "log_timestamp",
     ]
@@ -77,6 +77,10 @@ struct ConfigReader {
         case "max_command_list_size": config.maxCommandListSize = try number(param, range: 1...(1 << 30)) * 1024
         case "max_output_buffer_size": config.maxOutputBufferSize = try number(param, range: 1...(1 << 30)) * 1024
         case "max_playlist_length": config.maxPlaylistLength = try number(param, range: 1...Int(Int32.max))
+        case "metadata_to_use":
+            let (mask, unknown) = TagMask.parsing(metadataToUse: param.value)
+            for name in unknown { warn(param.location, "metadata_to_use: unknown tag '\(name)'; ignored") }
+            config.enabledTags = mask
         case "auto_update": config.autoUpdate = try bool(param)
         case "auto_update_depth": config.autoUpdateDepth = try number(param, range: 0...Int(Int32.max))
         case "restore_paused": config.restorePaused = try bool(param)

@@ -50,6 +50,8 @@ public struct DaemonConfiguration: Sendable {
     public var maxCommandListSize: Int = 2048 * 1024
     public var maxOutputBufferSize: Int = 8192 * 1024
     public var maxPlaylistLength: Int = 16384
+    /// `metadata_to_use`: the tags the server reports (MPD's default: all but Comment).
+    public var enabledTags: TagMask = .defaultEnabled
     public var autoUpdate = false
     public var autoUpdateDepth: Int?
     public var restorePaused = false

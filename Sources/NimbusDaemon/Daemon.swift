@@ -333,7 +333,7 @@ public final class Daemon {
             maxConnections: config.maxConnections,
             maxCommandListSize: config.maxCommandListSize,
             maxOutputBufferSize: config.maxOutputBufferSize,
-            musicDirectory: config.musicDirectory,
+            musicDirectory: config.musicDirectory, enabledTags: config.enabledTags,
             maxPlaylistLength: config.maxPlaylistLength)
     }
 }

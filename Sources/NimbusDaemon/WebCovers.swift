@@ -68,7 +68,7 @@ final class WebCovers: @unchecked Sendable {
         while uri.hasSuffix("/") { uri.removeLast() }
         guard StoragePath.isSafe(uri) else { return nil }
         if database.song(at: uri) != nil {
-            if let cover = try? songs.cover(inDirectory: StoragePath.parent(uri)) { return cover }
+            if let cover = try? songs.cover(inDirectory: StoragePath.parent(uri), for: uri) { return cover }
             return try? songs.metadata(of: uri, picture: true).picture
         }
         guard database.directory(at: uri) != nil else { return nil }

@@ -73,6 +73,33 @@ public struct TagMask: Equatable, Sendable {
     /// MPD's default `metadata_to_use`: every tag except Comment.
     public static let defaultEnabled = TagMask(TagType.allCases.filter { $0 != .comment })
 
+    /// `metadata_to_use` as MPD 0.24 reads it (src/tag/Config.cxx): `none`; a list of names,
+    /// which replaces the default; or `+name`/`-name` items, which change it (`+comment`).
+    /// Unknown names are returned (MPD refuses to start on them; Nimbus warns).
+    public static func parsing(metadataToUse value: String) -> (mask: TagMask, unknown: [String]) {
+        func trim(_ text: Substring) -> String { String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()) }
+        let trimmed = trim(value[...])
+        if trimmed.lowercased() == "none" { return (.none, []) }
+        var mask = trimmed.hasPrefix("+") || trimmed.hasPrefix("-") ? defaultEnabled : .none
+        var adding = true, unknown: [String] = []
+        for item in trimmed.split(separator: ",") {
+            var name = trim(item)
+            if name.hasPrefix("+") {
+                adding = true
+                name.removeFirst()
+            } else if name.hasPrefix("-") {
+                adding = false
+                name.removeFirst()
+            }
+            guard let tag = TagType(name: name) else {
+                unknown.append(name)
+                continue
+            }
+            if adding { mask.insert(tag) } else { mask.remove(tag) }
+        }
+        return (mask, unknown)
+    }
+
     public func contains(_ tag: TagType) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
     public mutating func insert(_ tag: TagType) { bits |= 1 << UInt64(tag.rawValue) }
     public mutating func remove(_ tag: TagType) { bits &= ~(1 << UInt64(tag.rawValue)) }

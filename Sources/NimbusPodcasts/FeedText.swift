@@ -34,6 +34,16 @@ public enum FeedText {
         return text.count > 4000 ? String(text.prefix(4000)) + "…" : text
     }
 
+    /// A title or a name as the feed holds it: the XML parser already decoded its entities
+    /// once, so `&lt;b&gt;` is the text `<b>` and stays so; never parsed as markup (a title
+    /// like `Tom <Jerry>` would lose words). Only whitespace is folded and control characters
+    /// dropped, at most 500 characters.
+    public static func line(_ text: String) -> String {
+        let folded = text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{A0}" }).joined(separator: " ")
+        let clean = String(folded.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        return clean.count > 500 ? String(clean.prefix(500)) + "…" : clean
+    }
+
     private static func entity(_ name: String) -> Character? {
         switch name {
         case "amp": return "&"

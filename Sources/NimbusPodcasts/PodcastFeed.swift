@@ -53,8 +53,8 @@ public struct PodcastFeed: Sendable, Equatable {
     }
 
     private static func rss(_ channel: XMLElement, address: URL) -> PodcastFeed {
-        let title = FeedText.plain(channel.first("title")?.text ?? "")
-        let author = nonEmpty(channel.first("author", namespace: itunes)?.text).map(FeedText.plain)
+        let title = FeedText.line(channel.first("title")?.text ?? "")
+        let author = nonEmpty(channel.first("author", namespace: itunes)?.text).map(FeedText.line)
         let image = (channel.first("image", namespace: itunes)?.attributes["href"] ?? channel.value("image/url"))
             .flatMap { FeedText.resolve($0, against: address) }
         var episodes: [PodcastEpisode] = []
@@ -66,7 +66,7 @@ public struct PodcastFeed: Sendable, Equatable {
             else { continue }
             var episode = PodcastEpisode(
                 id: nonEmpty(item.first("guid")?.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? url.absoluteString,
-                title: FeedText.plain(item.first("title")?.text ?? item.first("title", namespace: itunes)?.text ?? ""), url: url)
+                title: FeedText.line(item.first("title")?.text ?? item.first("title", namespace: itunes)?.text ?? ""), url: url)
             // Two items with one guid (a feed's copy-paste slip): the second is told apart by its enclosure.
             if seen.contains(episode.id) { episode.id += " " + url.absoluteString }
             guard seen.insert(episode.id).inserted else { continue }
@@ -75,9 +75,10 @@ public struct PodcastFeed: Sendable, Equatable {
             episode.published = item.first("pubDate").flatMap { dates.date($0.text) }
             episode.duration = item.first("duration", namespace: itunes).flatMap { FeedText.duration($0.text) }
             episode.number = item.first("episode", namespace: itunes).flatMap { Int($0.text.trimmingCharacters(in: .whitespaces)) }
-            episode.author = nonEmpty(item.first("author", namespace: itunes)?.text).map(FeedText.plain) ?? author
+            episode.author = nonEmpty(item.first("author", namespace: itunes)?.text).map(FeedText.line) ?? author
             let summary = item.first("description")?.text ?? item.first("summary", namespace: itunes)?.text
             episode.description = nonEmpty(summary.map(FeedText.plain))
+            episode.image = item.first("image", namespace: itunes)?.attributes["href"].flatMap { FeedText.resolve($0, against: address) }
             episodes.append(episode)
         }
         return PodcastFeed(
@@ -95,14 +96,14 @@ public struct PodcastFeed: Sendable, Equatable {
             else { continue }
             var episode = PodcastEpisode(
                 id: nonEmpty(entry.first("id", namespace: atom)?.text) ?? url.absoluteString,
-                title: FeedText.plain(entry.first("title", namespace: atom)?.text ?? ""), url: url)
+                title: FeedText.line(entry.first("title", namespace: atom)?.text ?? ""), url: url)
             episode.length = link.attributes["length"].flatMap { Int64($0) }
             episode.type = nonEmpty(link.attributes["type"])
             episode.published = (entry.first("published", namespace: atom) ?? entry.first("updated", namespace: atom)).flatMap { dates.date($0.text) }
             episode.description = nonEmpty((entry.first("summary", namespace: atom)?.text).map(FeedText.plain))
             episodes.append(episode)
         }
-        let title = FeedText.plain(feed.first("title", namespace: atom)?.text ?? "")
+        let title = FeedText.line(feed.first("title", namespace: atom)?.text ?? "")
         return PodcastFeed(
             title: title.isEmpty ? (address.host ?? "Podcast") : title, author: nonEmpty(feed.value("author/name", namespace: atom)),
             description: nil, image: nil, link: nil, episodes: episodes)
@@ -129,6 +130,8 @@ public struct PodcastEpisode: Sendable, Equatable {
     public var number: Int?
     public var author: String?
     public var description: String?
+    /// The episode's own picture (`itunes:image` on the item), when it has one.
+    public var image: URL?
 
     public init(id: String, title: String, url: URL) {
         self.id = id

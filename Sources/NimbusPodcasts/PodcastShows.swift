@@ -20,6 +20,8 @@ public struct PodcastShow: Codable, Sendable, Equatable {
         public var description: String?
         /// When this daemon first saw it (UNIX time).
         public var seen: Int64
+        /// The episode's own picture, when the feed gives one (else the show's is its cover).
+        public var image: String?
     }
 
     /// The folder's name under `podcasts/`.
@@ -215,7 +217,8 @@ public final class PodcastShows: Sendable {
             return PodcastShow.Episode(
                 id: episode.id, file: file, title: episode.title, url: episode.url.absoluteString, length: episode.length,
                 published: episode.published.map { Int64($0.timeIntervalSince1970) }, duration: episode.duration, number: episode.number,
-                author: episode.author, description: episode.description, seen: old[episode.id]?.seen ?? now)
+                author: episode.author, description: episode.description, seen: old[episode.id]?.seen ?? now,
+                image: episode.image?.absoluteString)
         }
     }
 

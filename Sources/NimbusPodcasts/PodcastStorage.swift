@@ -48,6 +48,21 @@ public struct PodcastStorage: Storage {
 
     public func localPath(_ path: String) -> String? { nil }
 
+    /// Pictures larger than this are not covers (and are not read into memory).
+    static let pictureLimit = 8 << 20
+
+    /// An episode's own image (`itunes:image` on the item), else the show's; a show folder's is
+    /// the show's. Read through the range cache like the audio, so it is fetched once and
+    /// shown offline afterwards.
+    public func picture(_ path: String) -> StoragePicture? {
+        guard let (show, episode) = try? find(path), let address = episode?.image ?? show.image,
+            let stream = try? http.open(address, purpose: .playing, allowLive: false)
+        else { return nil }
+        if let size = stream.size, size > Self.pictureLimit { return nil }
+        guard let data = try? stream.readToEnd(), !data.isEmpty, data.count <= Self.pictureLimit else { return nil }
+        return StoragePicture(data: data, mimeType: StoragePicture.sniffedType(data, declared: stream.mimeType))
+    }
+
     public func refresh(_ path: String) -> Bool { false }
 
     private func find(_ path: String) throws(StorageError) -> (PodcastShow, PodcastShow.Episode?) {

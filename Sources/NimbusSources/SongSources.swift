@@ -123,11 +123,14 @@ public final class SongSources: SongOpening {
     /// Whether reading `uri` may wait on the network (the server then answers off its loop).
     public func readsOverNetwork(_ uri: String) -> Bool { location(of: uri).isNetwork }
 
-    /// The bytes of the first cover file in `directory`.
-    public func cover(inDirectory directory: String) throws(SongSourceError) -> [UInt8] {
+    /// The bytes of the first cover file in `directory`, else the picture the storage knows
+    /// for `uri` (a song of that directory) or the directory itself: a podcast episode's
+    /// image, else its show's.
+    public func cover(inDirectory directory: String, for uri: String? = nil) throws(SongSourceError) -> [UInt8] {
         for name in Self.coverNames {
             if let data = try? storage.open(StoragePath.join(directory, name)).readToEnd() { return data }
         }
+        if let picture = storage.picture(uri ?? directory) { return picture.data }
         throw .noCover
     }
 
@@ -140,6 +143,10 @@ public final class SongSources: SongOpening {
         var metadata = SongMetadata()
         metadata.picture = scanned.picture?.data
         metadata.pictureType = scanned.picture?.mimeType
+        if picture, metadata.picture == nil, let known = storage.picture(uri) {
+            metadata.picture = known.data
+            metadata.pictureType = known.mimeType
+        }
         metadata.comments = scanned.comments
         return metadata
     }

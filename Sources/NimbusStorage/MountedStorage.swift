@@ -23,6 +23,11 @@ public final class MountedStorage: Storage {
     public var mountNames: [String] { mounts.withLock { $0.keys.sorted() } }
     public func isMountPoint(_ name: String) -> Bool { mounted(name) != nil }
 
+    public func picture(_ path: String) -> StoragePicture? {
+        let (storage, inner, _) = route(path)
+        return storage.picture(inner)
+    }
+
     /// The storage a path belongs to and the path within it.
     public func route(_ path: String) -> (storage: any Storage, path: String, mount: String?) {
         let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)

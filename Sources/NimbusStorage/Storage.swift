@@ -82,6 +82,30 @@ public protocol Storage: Sendable {
     /// a share) rather than a folder of this one: how a URI's place is told without asking
     /// which kind of storage answers.
     func isMountPoint(_ name: String) -> Bool
+    /// A picture the storage knows for a file or folder without it being inside it or beside
+    /// it: a podcast episode's image (else its show's), fetched through the range cache.
+    /// Blocking; nil when there is none.
+    func picture(_ path: String) -> StoragePicture?
+}
+
+/// An image and its type (`image/jpeg`), as `albumart` and `readpicture` send it.
+public struct StoragePicture: Sendable, Equatable {
+    public let data: [UInt8]
+    public let mimeType: String?
+
+    public init(data: [UInt8], mimeType: String?) {
+        self.data = data
+        self.mimeType = mimeType
+    }
+
+    /// The type an image's first bytes say (JPEG, PNG, GIF, WebP), else the one given.
+    public static func sniffedType(_ data: [UInt8], declared: String?) -> String? {
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if data.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if data.count >= 12, data.starts(with: Array("RIFF".utf8)), Array(data[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
+        return declared
+    }
 }
 
 extension Storage {
@@ -91,4 +115,5 @@ extension Storage {
     public func flush() {}
     public func refresh(_ path: String) -> Bool { false }
     public func isMountPoint(_ name: String) -> Bool { false }
+    public func picture(_ path: String) -> StoragePicture? { nil }
 }

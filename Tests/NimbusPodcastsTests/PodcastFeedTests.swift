@@ -128,3 +128,29 @@ final class PodcastFeedTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 20, "parsed in reasonable time")
     }
 }
+
+/// Titles and descriptions as feeds in the wild escape them (issue 32).
+final class EscapedFeedTextTests: XCTestCase {
+    private let address = URL(string: "https://feeds.example.com/feed.xml")!
+
+    func testEscapedTitlesKeepTheirTextAndEscapedDescriptionsBecomePlainText() throws {
+        let feed = try PodcastFeed.parse(
+            Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <rss version="2.0"><channel><title>Show &lt;Live&gt;</title>
+                  <item><title>&lt;b&gt;Bold&lt;/b&gt; &amp; brave</title><guid>1</guid>
+                    <description>&lt;p&gt;Hello &amp;amp; &lt;a href="x"&gt;welcome&lt;/a&gt;.&lt;br/&gt;Line two&lt;/p&gt;</description>
+                    <enclosure url="https://cdn.example.com/1.mp3" type="audio/mpeg"/></item>
+                  <item><title>Tom &lt;Jerry&gt; &amp; friends</title><guid>2</guid>
+                    <description><![CDATA[<p>Hello &amp; <a href="x">welcome</a>.<br/>Line two</p>]]></description>
+                    <enclosure url="https://cdn.example.com/2.mp3" type="audio/mpeg"/></item>
+                  <item><title>a &lt; b</title><guid>3</guid><enclosure url="https://cdn.example.com/3.mp3"/></item>
+                </channel></rss>
+                """.utf8), address: address)
+        XCTAssertEqual(feed.title, "Show <Live>")
+        XCTAssertEqual(feed.episodes.map(\.title), ["<b>Bold</b> & brave", "Tom <Jerry> & friends", "a < b"], "decoded once, never parsed as markup")
+        XCTAssertEqual(feed.episodes[0].description, "Hello & welcome.\nLine two")
+        XCTAssertEqual(feed.episodes[1].description, feed.episodes[0].description, "escaped or CDATA: the same plain text")
+    }
+}

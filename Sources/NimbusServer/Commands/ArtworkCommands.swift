@@ -22,17 +22,18 @@ enum ArtworkCommands {
         _ = try DatabaseCommands.library(call)
         let argument = call[0]
         let namesDirectory = argument.count > 1 && argument.hasSuffix("/")
-        let directory: String
+        let directory: String, song: String?
         switch try URILocation.locate(namesDirectory ? String(argument.dropLast()) : argument, call, allowEmpty: false) {
         case .url, .file:
             throw ProtocolError(.noExist, "No file exists")
         case .relative(let uri):
             directory = namesDirectory ? uri : StoragePath.parent(uri)
+            song = namesDirectory ? nil : uri
         }
         let offset = Int(try Arguments.unsigned(call[1]))
         let songs = call.context.songs, limit = call.session.binaryLimit
         return try DeferredAnswer.respond(remote: songs.readsOverNetwork(directory), into: &out) {
-            let data = try songs.cover(inDirectory: directory)
+            let data = try songs.cover(inDirectory: directory, for: song)
             guard offset <= data.count else { throw ProtocolError.argument("Offset too large") }
             var out = ResponseWriter()
             out.field("size", data.count)
