@@ -6,6 +6,11 @@
 #include <sys/socket.h>
 #include <netinet/tcp.h>
 #include <sys/inotify.h>
+#include <malloc.h>
+
+// glibc's heap controls (malloc.h macros are not imported as constants).
+static inline int clinux_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+static inline int clinux_malloc_trim(void) { return malloc_trim(0); }
 
 // accept4 is only declared under _GNU_SOURCE, which would change the layout of shared system
 // types (fd_set) seen by the other C modules; declare the one function instead.

@@ -61,6 +61,7 @@ public final class MusicLibrary {
             }
             database = loaded
             logger.info("database loaded: \(loaded.statistics.songs) songs")
+            Heap.returnFreeMemory()
             return true
         } catch {
             logger.error("Failed to load the database \"\(databasePath)\": \(error); rebuilding it")
@@ -99,20 +100,33 @@ public final class MusicLibrary {
         let old = database
         let databasePath = self.databasePath, musicDirectory = self.musicDirectory, logger = self.logger
         let thread = Thread {
-            let root = walk.run(old: old.root, path: job.path)
-            // A rescan reads every song again, and MPD counts each as modified: `database`
-            // fires even when the tags came out the same (an `update` that finds nothing
-            // new stays silent).
-            let changed = root != old.root || (job.rescan && old.root.hasSongs(at: job.path))
+            // The scanned tree lives only until it is encoded: freed before the compact copy is
+            // read back, its pages are reused by that copy instead of staying behind half used.
+            let (changed, bytes): (Bool, [UInt8]) = {
+                let root = walk.run(old: old.root, path: job.path)
+                // A rescan reads every song again, and MPD counts each as modified: `database`
+                // fires even when the tags came out the same (an `update` that finds nothing
+                // new stays silent).
+                guard root != old.root || (job.rescan && old.root.hasSongs(at: job.path)) else { return (false, []) }
+                let scanned = Database(root: root, updated: Int64(Date().timeIntervalSince1970))
+                return (true, DatabaseCodec.encode(scanned, musicDirectory: musicDirectory))
+            }()
             var installed = old
             if changed {
-                installed = Database(root: root, updated: Int64(Date().timeIntervalSince1970))
                 if let databasePath {
                     do {
-                        try AtomicFile.write(DatabaseCodec.encode(installed, musicDirectory: musicDirectory), to: databasePath)
+                        try AtomicFile.write(bytes, to: databasePath)
                     } catch {
                         logger.error("Failed to save the database: \(error)")
                     }
+                }
+                // The tree as a start-up loads it: each tag value stored once however many
+                // songs share it (the scan made one string per tag per song). A 50,000-song
+                // update kept 55 MB of private memory before, as a loaded database does now.
+                do {
+                    installed = try DatabaseCodec.decode(bytes).1
+                } catch {
+                    logger.error("the updated database could not be read back (\(error)); keeping the previous one")
                 }
             }
             let result = installed
@@ -132,6 +146,8 @@ public final class MusicLibrary {
             onEvents(.update)
         }
         logger.info("update job \(job.id) finished\(changed ? "" : " (nothing changed)")")
+        // The scan's garbage (tags read, the old tree) is free now: give its pages back.
+        Heap.returnFreeMemory()
         startNextJob()
     }
 

@@ -8,6 +8,7 @@ import NimbusSupport
 
 signal(SIGPIPE, SIG_IGN)
 raiseDescriptorLimit()
+Heap.limitArenas(2)
 
 /// Each client is a descriptor; lift the soft limit to the hard one so a busy server is not
 /// stopped at 1024 connections by default settings.
