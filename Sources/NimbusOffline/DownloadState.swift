@@ -50,9 +50,11 @@ struct SongDownload {
         done = file.storedBytes
     }
 
+    /// A paused song stays paused (the lookup runs in the background and may come back
+    /// after the pause); it fails when its pin is resumed.
     mutating func notFound() {
         unresolvable = true
-        state = .failed
+        if state != .paused { state = .failed }
         message = "not found on its cloud account"
     }
 
@@ -141,7 +143,7 @@ struct SongDownload {
     /// A pin holding it was resumed.
     mutating func release() {
         speed = 0
-        if state == .paused { state = .queued }
+        if state == .paused { state = unresolvable ? .failed : .queued }
     }
 
     /// `offlineretry`: a failed song, or one waiting for space, is tried again now.
