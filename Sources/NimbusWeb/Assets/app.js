@@ -56,9 +56,15 @@ function showPage() {
   const page = (location.hash || '#now').slice(1);
   for (const section of document.querySelectorAll('main > section')) section.hidden = section.id !== page;
   if (page === 'queue') { queue.drawn = ''; queue.draw(); }
-  for (const link of document.querySelectorAll('nav a')) {
+  // The bar at the bottom has four pages; the others are under More, which is then marked.
+  const tab = ['now', 'queue', 'library', 'more'].includes(page) ? page : 'more';
+  for (const link of document.querySelectorAll('#pages a')) {
     if (link.hash === '#' + page) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
   }
+  for (const link of document.querySelectorAll('#tabbar a')) {
+    if (link.hash === '#' + tab) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+  }
+  now.showMini(page !== 'now');
 }
 window.addEventListener('hashchange', showPage);
 

@@ -28,6 +28,7 @@ export class NowPlaying {
     this.seeking = false;
     for (const button of document.querySelectorAll('[data-icon]')) setIcon(button, button.dataset.icon);
     $('toggle').addEventListener('click', () => run(this.status.state === 'play' ? 'pause 1' : 'play'));
+    $('mini-toggle').addEventListener('click', () => run(this.status.state === 'play' ? 'pause 1' : 'play'));
     $('next').addEventListener('click', () => run('next'));
     $('previous').addEventListener('click', () => run('previous'));
     $('volume').addEventListener('change', (event) => run(`setvol ${event.target.value}`));
@@ -48,8 +49,10 @@ export class NowPlaying {
     this.status = await this.mpd.record('status');
     this.shownAt = performance.now();
     const status = this.status, playing = status.state === 'play';
-    setIcon($('toggle'), playing ? 'pause' : 'play');
-    $('toggle').setAttribute('aria-label', t(playing ? 'pause' : 'play'));
+    for (const id of ['toggle', 'mini-toggle']) {
+      setIcon($(id), playing ? 'pause' : 'play');
+      $(id).setAttribute('aria-label', t(playing ? 'pause' : 'play'));
+    }
     $('volume').value = status.volume ?? 0;
     $('volume').disabled = status.volume === undefined || status.volume === '-1';
     for (const option of ['random', 'repeat', 'single', 'consume']) $(option).setAttribute('aria-pressed', String(status[option] === '1'));
@@ -63,11 +66,28 @@ export class NowPlaying {
     if (song.file !== this.coverOf) {
       this.coverOf = song.file;
       this.showCover(song.file).catch(() => {});
+      this.showMiniCover(song.file);
     }
     $('now-title').textContent = song.Title || song.Name || (song.file ? song.file.split('/').pop() : t('nothing'));
+    $('mini-title').textContent = $('now-title').textContent + (song.Artist ? ` — ${song.Artist}` : '');
     $('artist').textContent = song.Artist || '';
     $('album').textContent = song.Album || '';
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
+  }
+
+  /// The mini player (cover, title, play/pause; a tap opens Now playing) on every other page.
+  showMini(visible) {
+    $('mini').hidden = !visible;
+  }
+
+  /// The mini player's small cover: the daemon's scaled one, hidden where there is none.
+  showMiniCover(file) {
+    const image = $('mini-cover');
+    image.hidden = true;
+    if (!file) return;
+    image.onload = () => { image.hidden = image.naturalWidth <= 1 || file !== this.coverOf; };
+    image.onerror = () => { image.hidden = true; };
+    image.src = coverURL({ uri: file }, Math.round(80 * (window.devicePixelRatio || 1)));
   }
 
   /// The song's cover over HTTP, scaled by the daemon to the size shown (the folder's cover

@@ -155,9 +155,19 @@ def click(selector):
     return bool(wait(attempt))
 
 
+def go(name):
+    """Opens a page as a person does: the top bar on a laptop, the bottom bar on a phone (More for the rest)."""
+    for selector in ("#pages a[href='#%s']" % name, "#tabbar a[href='#%s']" % name):
+        shown = [link for link in driver.find_elements(By.CSS_SELECTOR, selector) if link.is_displayed()]
+        if shown:
+            return shown[0].click()
+    driver.find_element(By.CSS_SELECTOR, "#tabbar a[href='#more']").click()
+    wait(lambda: [link for link in driver.find_elements(By.CSS_SELECTOR, "#more a[href='#%s']" % name) if link.is_displayed()])[0].click()
+
+
 def library_scenario():
     """The album grid with covers the daemon scaled, an album's page, artists and genres."""
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#library']").click()
+    go("library")
     tile = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile button[aria-label='First Light — Alpha Band']"))
     result["albumTiles"] = len(driver.find_elements(By.CSS_SELECTOR, "#library-list .tile"))
     result["gridCover"] = wait(lambda: driver.execute_script(
@@ -313,7 +323,7 @@ def basic_scenario():
 
     library_scenario()
 
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
+    go("queue")
     before = len(driver.find_elements(By.CSS_SELECTOR, "#queue-list li"))
     mpd('add "Alpha Band/First Light/02 - Noon.mp3"')
     result["queueFollowed"] = bool(wait(lambda: driver.execute_script(
@@ -323,14 +333,14 @@ def basic_scenario():
 
     queue_edits()
 
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#playlists']").click()
+    go("playlists")
     name = wait(lambda: driver.find_elements(By.ID, "save-name"))[0]
     name.send_keys("From the page\n")
     result["playlistSaved"] = bool(wait(lambda: any("playlist: From the page" in line for line in mpd("listplaylists")[0])))
     result["playlistShown"] = bool(wait(lambda: "From the page" in text_of("#playlist-list li")))
     driver.save_screenshot(os.path.join(artifacts, "playlists-360.png"))
 
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#settings']").click()
+    go("settings")
     result["statsSongs"] = wait(lambda: driver.execute_script(
         "const d = [...document.querySelectorAll('#stats div')].find((row) => row.textContent.startsWith('Songs'));"
         "return d ? d.querySelector('dd').textContent : null;"))
@@ -341,7 +351,7 @@ def basic_scenario():
     driver.save_screenshot(os.path.join(artifacts, "settings-360.png"))
 
     # A queue of 10,000 songs: only the rows in view are drawn, and the last one is reached.
-    driver.find_element(By.CSS_SELECTOR, "nav a[href='#queue']").click()
+    go("queue")
     result["queueBeforeLong"] = len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")])
     mpd("\n".join(["command_list_begin"] + ['add "Alpha Band/First Light/03 - Dusk.wav"'] * 10_000 + ["command_list_end"]))
     total = wait(lambda: driver.execute_script(
@@ -356,7 +366,7 @@ def basic_scenario():
     driver.save_screenshot(os.path.join(artifacts, "queue-1280.png"))
     overflow = []
     for name in ("now", "library", "accounts", "playlists", "offline", "settings"):
-        driver.find_element(By.CSS_SELECTOR, "nav a[href='#%s']" % name).click()
+        go(name)
         wait(lambda: location_is("#" + name))
         driver.save_screenshot(os.path.join(artifacts, "%s-1280.png" % name))
         if driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth"):
