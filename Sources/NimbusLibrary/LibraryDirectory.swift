@@ -1,6 +1,7 @@
 import Foundation
 import NimbusModel
 import NimbusStorage
+import Synchronization
 
 /// A song as the database keeps it: its file name within its directory plus what the scan
 /// found. The full URI is the directory path joined with the name.
@@ -35,8 +36,24 @@ public final class LibrarySong: Sendable, Hashable {
         hasher.combine(modified)
     }
 
+    /// The song as the queue and every listing take it. Made once, when first asked, and kept:
+    /// queuing the library again shares it (a queue entry is then a pointer to this song's
+    /// fields, not a copy of them) and costs no allocation; songs never queued cost nothing.
+    private let made = Mutex<Song?>(nil)
+
     public func song(in directory: String) -> Song {
-        Song(uri: StoragePath.join(directory, name), lastModified: modified, added: added, format: format, tag: tag)
+        if let song = made.withLock({ $0 }), Self.uri(song.uri, is: directory, name) { return song }
+        let song = Song(uri: StoragePath.join(directory, name), lastModified: modified, added: added, format: format, tag: tag)
+        made.withLock { $0 = song }
+        return song
+    }
+
+    /// Whether `uri` is `directory/name` (the kept song was made for this place), compared
+    /// byte by byte without joining.
+    private static func uri(_ uri: String, is directory: String, _ name: String) -> Bool {
+        let separator = directory.isEmpty ? 0 : 1
+        guard uri.utf8.count == directory.utf8.count + separator + name.utf8.count else { return false }
+        return uri.utf8.starts(with: directory.utf8) && uri.utf8.reversed().starts(with: name.utf8.reversed())
     }
 }
 
