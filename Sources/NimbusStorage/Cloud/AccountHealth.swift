@@ -115,6 +115,13 @@ public final class AccountHealth: Sendable {
             if let until = record.limitedUntil, until > now { record.limitedUntil = nil }
         }
     }
+    /// The server answered a read: out of reach no longer.
+    func noteReachable() {
+        if record.withLock({ $0.unreachable != nil }) { record.withLock { $0.unreachable = nil } }
+    }
+    /// Whether the last request found the server out of reach (asked before a blocking one
+    /// that would only wait for its timeout again).
+    var isUnreachable: Bool { record.withLock { $0.unreachable != nil } }
     func noteUnreachable(_ reason: String) {
         let now = Int64(Date().timeIntervalSince1970)
         record.withLock { $0.unreachable = ($0.unreachable?.since ?? now, reason) }

@@ -66,7 +66,7 @@ public final class CloudStorage: Storage {
     public func open(_ path: String, purpose: FetchPurpose) throws(InputError) -> any NimbusInput.InputStream {
         let item = try describe(path)
         return try cache.open(
-            key: key(item), length: item.size, source: provider.source(for: item), purpose: purpose, uri: account + "/" + path,
+            key: key(item), length: item.size, source: source(for: item), purpose: purpose, uri: account + "/" + path,
             mimeType: item.mimeType)
     }
 
@@ -76,12 +76,21 @@ public final class CloudStorage: Storage {
         let head: Int64 = 512 << 10
         let tail: Int64 = 64 << 10
         cache.prefetch(
-            key: key(item), length: item.size, source: provider.source(for: item),
+            key: key(item), length: item.size, source: source(for: item),
             ranges: [0..<min(head, item.size), max(0, item.size - tail)..<item.size])
     }
 
+    /// The provider's source for a file, telling the account's health what its reads found:
+    /// a read that could not reach the server makes it `unreachable` in `listaccounts`, the
+    /// next answer clears it.
+    private func source(for item: RemoteItem) -> any RemoteSource {
+        HealthReportingSource(inner: provider.source(for: item), health: health)
+    }
+
     public func refresh(_ path: String) -> Bool {
-        guard let known = files.withLock({ $0[path] }), let item = try? provider.item(path) else { return false }
+        // A song that failed because the server is out of reach did not change: listing it
+        // again would only wait for another timeout (15 s against a stopped share).
+        guard !health.isUnreachable, let known = files.withLock({ $0[path] }), let item = try? provider.item(path) else { return false }
         files.withLock { $0[path] = item }
         let changed = item.version != known.version || item.size != known.size || item.modified != known.modified
         if changed { logger.notice("\(account)/\(path) changed on the server; playing the new version") }
@@ -91,7 +100,7 @@ public final class CloudStorage: Storage {
     /// Blocks only for a file no listing described (the database's songs all were).
     public func offlineFile(_ path: String) -> OfflineFile? {
         guard let item = try? describe(path), item.size > 0 else { return nil }
-        return OfflineFile(account: account, key: key(item), size: item.size, health: health, cache: cache, source: provider.source(for: item))
+        return OfflineFile(account: account, key: key(item), size: item.size, health: health, cache: cache, source: source(for: item))
     }
 
     public func localPath(_ path: String) -> String? { nil }
@@ -140,6 +149,22 @@ public final class CloudStorage: Storage {
             return item
         } catch {
             throw InputError(error.message)
+        }
+    }
+}
+
+/// A provider's source that reports to the account's health whether the server answered.
+private struct HealthReportingSource: RemoteSource {
+    let inner: any RemoteSource
+    let health: AccountHealth
+
+    func fetch(_ range: Range<Int64>, purpose: FetchPurpose, into sink: (UnsafeRawBufferPointer) -> Bool) throws(RemoteError) {
+        do {
+            try inner.fetch(range, purpose: purpose, into: sink)
+            health.noteReachable()
+        } catch {
+            if error.unreachable { health.noteUnreachable(error.message) }
+            throw error
         }
     }
 }
