@@ -106,7 +106,9 @@ public final class ServerProcess {
         process.standardError = output
         try process.run()
         if waitForReady {
-            guard waitUntil({ (try? LineClient.connected(.tcp(host: "127.0.0.1", port: self.port))) != nil || !self.process.isRunning })
+            // A daemon starts in well under a second; the long bound is for a loaded CI machine
+            // (a first exec of the debug binary once waited more than 10 s for the disk).
+            guard waitUntil(timeout: 30, { (try? LineClient.connected(.tcp(host: "127.0.0.1", port: self.port))) != nil || !self.process.isRunning })
             else { throw LineClient.Failure(description: "daemon did not start: \(self.output)") }
             guard process.isRunning else { throw LineClient.Failure(description: "daemon exited: \(self.output)") }
         }
