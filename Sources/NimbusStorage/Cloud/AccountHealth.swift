@@ -117,7 +117,7 @@ public final class AccountHealth: Sendable {
     }
     /// The server answered a read: out of reach no longer.
     func noteReachable() {
-        if record.withLock({ $0.unreachable != nil }) { record.withLock { $0.unreachable = nil } }
+        record.withLock { $0.unreachable = nil }
     }
     /// Whether the last request found the server out of reach (asked before a blocking one
     /// that would only wait for its timeout again).

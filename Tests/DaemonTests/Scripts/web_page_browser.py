@@ -17,12 +17,11 @@ import json
 import os
 import socket
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
+
+from chromium import start, wait
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
@@ -51,23 +50,7 @@ def mpd(*commands):
         return answers
 
 
-def wait(condition, seconds=10, interval=0.05):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    return None
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
-                 "--window-size=360,740", "--user-data-dir=" + os.path.join(artifacts, "profile")):
-    options.add_argument(argument)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = start(artifacts, 360, 740)
 result = {}
 
 

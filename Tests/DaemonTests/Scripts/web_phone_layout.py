@@ -12,34 +12,17 @@ Prints one JSON object; every SEVERE browser message (a JavaScript error) is in 
 import json
 import os
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from chromium import start, wait
 
 page, artifacts = sys.argv[1], sys.argv[2]
 os.makedirs(artifacts, exist_ok=True)
 PAGES = ["now", "queue", "library", "more", "accounts", "playlists", "podcasts", "offline", "settings"]
 
 
-def wait(condition, seconds=10):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    return None
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
-                 "--window-size=320,640", "--user-data-dir=" + os.path.join(artifacts, "phone-profile")):
-    options.add_argument(argument)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = start(artifacts, 320, 640, profile="phone-profile")
 result = {"sizes": {}}
 try:
     driver.get(page)

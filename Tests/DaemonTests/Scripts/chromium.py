@@ -1,0 +1,28 @@
+"""What the browser scripts share: Debian's headless Chromium under selenium, and waiting on a condition."""
+import os
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+
+def start(artifacts, width, height, profile="profile"):
+    """Headless Chromium at WIDTHxHEIGHT in English, logging every browser message (JavaScript errors)."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
+                     "--window-size=%d,%d" % (width, height), "--user-data-dir=" + os.path.join(artifacts, profile)):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(condition, seconds=10, interval=0.05):
+    """The condition's first truthy value within SECONDS, else None."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    return None
