@@ -90,11 +90,13 @@ public struct ALSACapture {
     public let configPath: String
     public let outputPath: String
 
-    public init(in directory: TemporaryDirectory, name: String = "capture") {
+    /// `separate`: every opening of the device writes a file of its own (`openings`); else
+    /// ALSA truncates the one file at each opening.
+    public init(in directory: TemporaryDirectory, name: String = "capture", separate: Bool = false) {
         outputPath = directory.file("\(name).raw")
         configPath = directory.write(
             "\(name)-alsa.conf",
-            "pcm.capture { type file slave.pcm { type null } file \"\(outputPath)\" format \"raw\" }\n")
+            "pcm.capture { type file slave.pcm { type null } file \"\(outputPath)\" format \"raw\"\(separate ? " truncate false" : "") }\n")
     }
 
     public var environment: [String: String] { ["ALSA_CONFIG_PATH": configPath] }
@@ -113,4 +115,15 @@ public struct ALSACapture {
     }
 
     public var bytes: [UInt8] { (try? Array(Data(contentsOf: URL(fileURLWithPath: outputPath)))) ?? [] }
+
+    /// With `separate`: what each opening of the device wrote, in order (ALSA names the
+    /// files after the first `NAME.raw.0001`, `.0002`, …).
+    public var openings: [[UInt8]] {
+        var found: [[UInt8]] = []
+        while true {
+            let path = found.isEmpty ? outputPath : outputPath + "." + String(format: "%04d", found.count)
+            guard let data = FileManager.default.contents(atPath: path) else { return found }
+            found.append(Array(data))
+        }
+    }
 }

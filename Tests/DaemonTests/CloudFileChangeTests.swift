@@ -122,4 +122,84 @@ extension CloudWebDAVTests {
         XCTAssertNil(try client.request("status").first { $0.hasPrefix("error:") }, "no error for a file that only changed")
         XCTAssertTrue(daemon.log.contains("changed on the server; playing the new version"), daemon.log)
     }
+
+    /// Songs whose old version's head and index are cached (from indexing), replaced on the
+    /// server (new length, no `update`) and played through a relay that answers 503, cuts,
+    /// stalls and throttles connections as a seed decides: each play is the new version
+    /// sample for sample — the same PCM as a local copy of it — or fails with an error,
+    /// never a piece of the old version followed by the new one.
+    func testReplacedFilesUnderFaultsPlayTheirNewVersionOrFail() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let share = TemporaryDirectory("nimbus-share")
+        let music = TemporaryDirectory("nimbus-local")
+        let seeds = [11, 23, 37, 53]
+        let formats = ["flac", "mp3", "ogg"]
+        let old = share.file("old.wav"), new = music.file("new.wav")
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", old, "synth", "20", "whitenoise", "vol", "0.3"])
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", new, "synth", "4", "sine", "300-900", "sine", "1200", "vol", "0.4"])
+        for seed in seeds {
+            for format in formats {
+                try encode(old, as: format, to: share.file("\(seed).\(format)"))
+                try encode(new, as: format, to: music.file("ref/\(seed).\(format)"))
+            }
+        }
+        try FileManager.default.removeItem(atPath: old)
+        try FileManager.default.removeItem(atPath: new)
+        let server = try WebDAVServer(root: share.path)
+        let relay = try FaultRelay(targetPort: server.port)
+        let secrets = TemporaryDirectory("nimbus-secrets")
+        let url = "http://127.0.0.1:\(relay.port)/dav/"
+        let songs = seeds.count * formats.count
+        let (_, capture, client) = try startCaptured(
+            music: music, config: "cache_revalidate \"1\"\n" + cloudConfig(url: url, user: server.user, password: server.password, secrets: secrets),
+            songs: 2 * songs, separate: true)
+        XCTAssertEqual(try client.request("single 1"), ["OK"])
+        /// Plays `uri` alone: what it added to the capture, and its error.
+        func play(_ uri: String) throws -> (pcm: [UInt8], error: String?) {
+            XCTAssertEqual(try client.request("clear"), ["OK"])
+            XCTAssertEqual(try client.request("add \"\(uri)\""), ["OK"])
+            let before = capture.openings.count
+            XCTAssertEqual(try client.request("play 0"), ["OK"])
+            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 90), "\(uri) did not end")
+            let error = try client.request("status").first { $0.hasPrefix("error: ") }
+            XCTAssertEqual(try client.request("clearerror"), ["OK"])
+            return (Array(capture.openings.dropFirst(before).joined()), error)
+        }
+        var reference: [String: [UInt8]] = [:]
+        for seed in seeds {
+            for format in formats { reference["\(seed).\(format)"] = try play("ref/\(seed).\(format)").pcm }
+        }
+        // The new versions, each a different length from the old one, a second after the
+        // listing: the cached heads are no longer confirmed by then.
+        Thread.sleep(forTimeInterval: 1.1)
+        for name in reference.keys { try FileManager.default.copyItem(atPath: music.file("ref/" + name), toPath: share.file(name + ".new")) }
+        for name in reference.keys { XCTAssertEqual(rename(share.file(name + ".new"), share.file(name)), 0) }
+        var played = 0
+        for seed in seeds {
+            relay.setFaults(true, seed: seed)
+            for format in formats {
+                let name = "\(seed).\(format)"
+                let (pcm, error) = try play("dav/" + name)
+                XCTAssertFalse(reference[name]!.isEmpty, name)
+                if let error {
+                    XCTAssertTrue(pcm.isEmpty || pcm == Array(reference[name]!.prefix(pcm.count)), "\(name) failed (\(error)) after a piece of something else")
+                } else {
+                    XCTAssertTrue(pcm == reference[name]!, "\(name): \(pcm.count / 4) frames where the new version has \(reference[name]!.count / 4)")
+                    played += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(relay.faults, 0, "the relay did misbehave")
+        XCTAssertGreaterThanOrEqual(played, songs / 2, "most songs play their new version despite the faults")
+    }
+
+    private func encode(_ wav: String, as format: String, to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        switch format {
+        case "flac": try runTool("flac", ["-s", "-f", "-o", path, wav])
+        case "mp3": try runTool("lame", ["--quiet", "-b", "320", wav, path])
+        default: try runTool("oggenc", ["-Q", "-q", "8", "-o", path, wav])
+        }
+    }
 }
+

@@ -140,10 +140,10 @@ final class CloudWebDAVTests: XCTestCase {
 
     /// A daemon playing into the ALSA capture (after `outputsFirst`, if any), with `config` (a
     /// cloud account) added.
-    func startCaptured(music: TemporaryDirectory, config: String, songs: Int, outputsFirst: String = "") throws
+    func startCaptured(music: TemporaryDirectory, config: String, songs: Int, outputsFirst: String = "", separate: Bool = false) throws
         -> (ServerProcess, ALSACapture, LineClient)
     {
-        let capture = ALSACapture(in: music)
+        let capture = ALSACapture(in: music, separate: separate)
         let daemon = try ServerProcess(
             .nimbus, config: outputsFirst + ALSACapture.outputBlock() + "\n" + config, musicDirectory: music.path, nullOutput: false,
             environment: capture.environment)

@@ -14,6 +14,8 @@ final class RangeCacheTests: XCTestCase {
         /// Bytes per delivery, and a pause before each (a slow line).
         var chunkSize = 16384
         var pause: useconds_t = 0
+        /// Whether the failures say the server is out of reach (else it answered with a fault).
+        var failuresUnreachable = false
 
         init(size: Int) {
             // A cheap xorshift stream: distinct bytes everywhere, so misplaced ranges show.
@@ -37,8 +39,9 @@ final class RangeCacheTests: XCTestCase {
                 state.dropAfter = nil
                 return (drop, fail, state.changed)
             }
+            // Faults first: a change may show only on the answer after them.
+            if fail { throw RemoteError(.transient, "connection refused", unreachable: failuresUnreachable) }
             if changed { throw RemoteError(.changed, "changed") }
-            if fail { throw RemoteError(.transient, "connection refused") }
             var position = Int(range.lowerBound)
             let end = Int(range.upperBound)
             while position < end {
@@ -114,6 +117,37 @@ final class RangeCacheTests: XCTestCase {
         fresh.state.withLock { $0.changed = true }
         try lenient.open(key: key, length: 1_000_000, source: fresh, purpose: .playing, uri: "a/f").confirmFreshness()
         XCTAssertEqual(fresh.state.withLock { $0.requests }, before)
+    }
+
+    /// A server that answers with faults for longer than a player used to wait (2 s) and
+    /// then shows the change: the cached head never plays; one out of reach lets it play.
+    func testAConfirmationOutlastsFaultsAndGivesWayOnlyToAnUnreachableServer() throws {
+        let directory = TemporaryDirectory("nimbus-cache")
+        let remote = FakeRemote(size: 1_000_000)
+        let key = CacheKey(account: "a", fileID: "f", version: "1")
+        let strict = RangeCache(directory: directory.path, budget: 1 << 30, revalidateAfter: .zero, logger: .silent)
+        _ = try strict.open(key: key, length: 1_000_000, source: remote, purpose: .indexing, uri: "a/f").read(count: 1000)
+        // Backing off 0.25, 0.5, 1 and 2 s: the change shows after 3.75 s of faults.
+        remote.state.withLock {
+            $0.failuresLeft = 4
+            $0.changed = true
+        }
+        let player = try strict.open(key: key, length: 1_000_000, source: remote, purpose: .playing, uri: "a/f")
+        XCTAssertThrowsError(try player.confirmFreshness()) { XCTAssertTrue("\($0)".contains("changed"), "\($0)") }
+        XCTAssertEqual(remote.state.withLock { $0.failuresLeft }, 0, "every fault was waited out")
+        XCTAssertThrowsError(try player.read(count: 10), "nothing of the old version is served")
+
+        let other = TemporaryDirectory("nimbus-cache")
+        let away = FakeRemote(size: 1_000_000)
+        let offline = RangeCache(directory: other.path, budget: 1 << 30, revalidateAfter: .zero, logger: .silent)
+        _ = try offline.open(key: key, length: 1_000_000, source: away, purpose: .indexing, uri: "a/f").read(count: 1000)
+        away.failuresUnreachable = true
+        away.state.withLock { $0.failuresLeft = 1_000 }
+        let started = Date()
+        let pinned = try offline.open(key: key, length: 1_000_000, source: away, purpose: .playing, uri: "a/f")
+        try pinned.confirmFreshness()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "an unreachable server is not waited for")
+        XCTAssertEqual(try pinned.read(count: 1000), Array(away.bytes[0..<1000]), "the cached head plays, as offline")
     }
 
     func testASecondReadCostsNoNetworkAndSurvivesReopening() throws {

@@ -8,7 +8,8 @@ import Synchronization
 /// partitions, a decoder and the tag scanner): a byte is fetched once, by one job, and
 /// everybody waiting for it is woken when it lands.
 public final class CacheEntry: @unchecked Sendable {
-    // Invariant: every `var` below `condition` is only touched with it locked, except
+    // Invariant: every `var` below `condition` is only touched with it locked (they are not
+    // private only so that CacheEntry+Confirmation.swift can keep that rule), except
     // `leases`, which belongs to the cache and is only touched under its lock;
     // `dataFD` is fixed after init and pread/pwrite on it need no lock.
     public let key: CacheKey
@@ -16,20 +17,23 @@ public final class CacheEntry: @unchecked Sendable {
     let dataFD: Int32
     private weak var cache: RangeCache?
     private let counters: CacheCounters
-    private let condition = NSCondition()
+    let condition = NSCondition()
     private var source: any RemoteSource
     /// Bytes written to the data file (readable now).
-    private var available: RangeSet
+    var available: RangeSet
     /// Bytes also synced and journaled (what survives a crash).
     private var durable: RangeSet
     private var journal: CacheJournal
-    private var jobs: [FetchJob] = []
-    private var waiters = 0
+    var jobs: [FetchJob] = []
+    var waiters = 0
     /// When bytes of this file last arrived from the server, its version thereby current
     /// (monotonic nanoseconds; 0: not in this run).
-    private var confirmedAt: UInt64 = 0
+    var confirmedAt: UInt64 = 0
     /// The server answered with another version: nothing here may be played any more.
-    private var changedOnServer = false
+    var changedOnServer = false
+    /// When a fetch last found the server out of reach (monotonic nanoseconds; 0: not in
+    /// this run): a confirmation then gives way to playing what is cached, as offline.
+    var unreachableAt: UInt64 = 0
     var leases = 0
     /// Seconds since 1970 of the last read (atomic: readers and the cache touch it).
     private let accessed = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
@@ -144,7 +148,7 @@ public final class CacheEntry: @unchecked Sendable {
     /// From the block boundary at or before `offset`, `size` bytes, stopping at bytes already
     /// here or already being fetched. A tag scanner's jumps align to its small probes instead:
     /// the 128 bytes of an ID3v1 tag should not cost the 64 KiB block around them.
-    private func planned(from offset: Int64, size: Int64, alignment: Int64 = blockSize) -> Range<Int64> {
+    func planned(from offset: Int64, size: Int64, alignment: Int64 = blockSize) -> Range<Int64> {
         var start = offset / alignment * alignment
         if let run = available.run(containing: start), run.upperBound <= offset { start = run.upperBound }
         if let run = available.run(containing: start) { start = min(run.upperBound, offset) }
@@ -158,57 +162,12 @@ public final class CacheEntry: @unchecked Sendable {
         return start..<max(end, offset + 1)
     }
 
-    private func startJob(_ range: Range<Int64>, purpose: FetchPurpose) -> FetchJob {
+    func startJob(_ range: Range<Int64>, purpose: FetchPurpose) -> FetchJob {
         let job = FetchJob(entry: self, range: range, purpose: purpose, sequence: Fetcher.shared.nextSequence())
         jobs.append(job)
         Fetcher.shared.submit(job)
         return job
     }
-
-    /// Before a player takes cached bytes of a file that is not whole here and whose version
-    /// was last confirmed more than `window` nanoseconds ago, the first missing block is asked
-    /// for now and its answer awaited (at most `limit` seconds; a server that does not answer
-    /// in time leaves the cached bytes to play, as offline): a file replaced on the server is
-    /// noticed before a byte of its old version is heard. Throws when it changed.
-    func confirm(window: UInt64, limit: Double) throws(InputError) {
-        let interrupt = ReadInterrupt.current
-        condition.lock()
-        defer { condition.unlock() }
-        let asked = MonotonicClock.now()
-        guard confirmedAt == 0 || asked - confirmedAt >= window || changedOnServer else { return }
-        let deadline = Date().addingTimeInterval(limit)
-        waiters += 1
-        defer { waiters -= 1 }
-        while true {
-            if changedOnServer { throw InputError("\(key.account): the file changed on the server") }
-            // Whole here (nothing to fetch, nothing to splice), or proved by a request sent
-            // since we asked; a fetch already under way when we asked proves nothing newer.
-            if confirmedAt >= asked || available.contains(0..<length) { return }
-            if !jobs.contains(where: { !$0.finished && $0.requestedAt >= asked }), let offset = firstUnfetchedOffset() {
-                _ = startJob(planned(from: offset, size: Self.blockSize), purpose: .playing)
-            }
-            if let interrupt, interrupt.isPending { throw .interrupted }
-            interrupt?.whileWaiting { [condition] in condition.withLock { condition.broadcast() } }
-            let woken = condition.wait(until: deadline)
-            interrupt?.whileWaiting(wake: nil)
-            if !woken { return }
-        }
-    }
-
-    /// The first missing byte no running fetch is bringing.
-    private func firstUnfetchedOffset() -> Int64? {
-        let running = jobs.filter { !$0.finished }.map { $0.position..<$0.range.upperBound }
-        for gap in available.gaps(in: 0..<length) {
-            var offset = gap.lowerBound
-            while offset < gap.upperBound {
-                guard let covering = running.first(where: { $0.contains(offset) }) else { return offset }
-                offset = covering.upperBound
-            }
-        }
-        return nil
-    }
-
-    func markConfirmed() { condition.withLock { confirmedAt = MonotonicClock.now() } }
 
     /// Fetches `ranges` without a reader waiting (prefetch of the next song, pinning).
     func prefetch(_ ranges: [Range<Int64>], purpose: FetchPurpose) {
@@ -308,6 +267,7 @@ public final class CacheEntry: @unchecked Sendable {
                 }
             } catch {
                 remote = error
+                if error.unreachable { condition.withLock { unreachableAt = MonotonicClock.now(); condition.broadcast() } }
             }
             if position > before {
                 delay = 0.25

@@ -35,8 +35,9 @@ public final class RangeCache: Sendable {
     /// Cached bytes of an incomplete file confirmed with the server longer ago than this
     /// (nanoseconds) are confirmed again before a player takes them (`cache_revalidate`).
     public let revalidateAfter: UInt64
-    /// How long a player waits for that confirmation before it plays what is cached.
-    static let confirmationLimit = 2.0
+    /// How long a player waits for that confirmation from a server that answers only with
+    /// faults before the song fails (one out of reach plays what is cached at once).
+    static let confirmationLimit = 15.0
 
     public init(directory: String, budget: Int64, revalidateAfter: Duration = .seconds(60), logger: Logger) {
         self.revalidateAfter = UInt64(max(0, revalidateAfter.components.seconds)) * 1_000_000_000

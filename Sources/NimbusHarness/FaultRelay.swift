@@ -1,0 +1,47 @@
+import Foundation
+
+/// `scripts/fault-relay` in front of a local HTTP server: with faults on, connections are
+/// answered 503, cut, stalled or throttled, each as a seeded random stream decides.
+public final class FaultRelay {
+    private let process = Process()
+    private let directory = TemporaryDirectory("nimbus-fault-relay")
+    public let port: Int
+
+    public init(targetPort: Int) throws {
+        let state = directory.file("state.json")
+        try Data("{\"faults\": false}".utf8).write(to: URL(fileURLWithPath: directory.file("control.json")))
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Fixtures.repositoryRoot + "/scripts/fault-relay", String(targetPort), state, directory.file("control.json")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard waitUntil({ FileManager.default.fileExists(atPath: state) }),
+            let data = FileManager.default.contents(atPath: state),
+            let json = try JSONSerialization.jsonObject(with: data) as? [String: Int], let port = json["port"]
+        else { throw LineClient.Failure(description: "the fault relay did not start") }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Faults for the connections opened from now on.
+    public func setFaults(_ on: Bool, seed: Int) {
+        // Atomically: the relay reads it at every connection.
+        try? Data("{\"faults\": \(on), \"seed\": \(seed)}".utf8).write(to: URL(fileURLWithPath: directory.file("control.json")), options: .atomic)
+    }
+
+    /// Connections that met a fault so far (the count file is refreshed five times a second).
+    public var faults: Int {
+        Thread.sleep(forTimeInterval: 0.3)
+        guard let data = FileManager.default.contents(atPath: directory.file("state.json")),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+        else { return 0 }
+        return json["faults"] ?? 0
+    }
+}
