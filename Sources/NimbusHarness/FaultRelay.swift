@@ -10,15 +10,9 @@ public final class FaultRelay {
     public init(targetPort: Int) throws {
         let state = directory.file("state.json")
         try Data("{\"faults\": false}".utf8).write(to: URL(fileURLWithPath: directory.file("control.json")))
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.repositoryRoot + "/scripts/fault-relay", String(targetPort), state, directory.file("control.json")]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        guard waitUntil({ FileManager.default.fileExists(atPath: state) }),
-            let data = FileManager.default.contents(atPath: state),
-            let json = try JSONSerialization.jsonObject(with: data) as? [String: Int], let port = json["port"]
-        else { throw LineClient.Failure(description: "the fault relay did not start") }
+        let json = try startHelperScript(
+            process, script: "fault-relay", arguments: [String(targetPort), state, directory.file("control.json")], state: state, what: "the fault relay")
+        guard let port = json["port"] as? Int else { throw LineClient.Failure(description: "the fault relay did not start") }
         self.port = port
     }
 

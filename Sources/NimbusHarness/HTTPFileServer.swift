@@ -14,15 +14,8 @@ public final class HTTPFileServer {
         root = directory.path + "/files"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let state = directory.file("state.json")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.repositoryRoot + "/scripts/test-http-server", root, state]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        guard waitUntil({ FileManager.default.fileExists(atPath: state) }),
-            let data = FileManager.default.contents(atPath: state),
-            let json = try JSONSerialization.jsonObject(with: data) as? [String: String], let url = json["url"]
-        else { throw LineClient.Failure(description: "the test HTTP server did not start") }
+        let json = try startHelperScript(process, script: "test-http-server", arguments: [root, state], state: state, what: "the test HTTP server")
+        guard let url = json["url"] as? String else { throw LineClient.Failure(description: "the test HTTP server did not start") }
         self.url = url
     }
 
