@@ -121,6 +121,10 @@ let package = Package(
             name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib"], resources: [.embedInCode("Assets")],
             swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
+        // The Subsonic / OpenSubsonic API for phone apps, over the web page's HTTP server.
+        .target(
+            name: "NimbusSubsonic", dependencies: ["NimbusWeb", "NimbusLibrary", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         .target(
             name: "NimbusServer",
             dependencies: [

@@ -8,8 +8,9 @@ import NimbusStorage
 /// only needs to load fast and be replaced atomically; a crash leaves the old or the new file.
 enum DatabaseCodec {
     static let magic = Array("NIMBUSDB".utf8)
-    /// 2: MPD 0.24's tag order and each song's `added` time; version 1 files are still read.
-    static let version: UInt32 = 2
+    /// 2: MPD 0.24's tag order and each song's `added` time; 3: each song's size in bytes.
+    /// Versions 1 and 2 are still read.
+    static let version: UInt32 = 3
 
     struct Header: Equatable {
         var updated: Int64
@@ -39,7 +40,7 @@ enum DatabaseCodec {
         var reader = ByteReader(payload)
         _ = try reader.bytes(magic.count)
         let fileVersion = try reader.u32()
-        guard fileVersion == 1 || fileVersion == version else { throw .corrupt("unsupported database version \(fileVersion)") }
+        guard (1...version).contains(fileVersion) else { throw .corrupt("unsupported database version \(fileVersion)") }
         let header = Header(updated: try reader.i64(), musicDirectory: try reader.string())
         let count = Int(try reader.u32())
         var strings: [String] = []
@@ -66,6 +67,7 @@ enum DatabaseCodec {
             writer.string(song.name)
             writer.i64(song.modified)
             writer.i64(song.added ?? -1)
+            writer.i64(song.size)
             if let format = song.format {
                 writer.u32(format.sampleRate)
                 writer.u8(format.sample.rawValue)
@@ -100,6 +102,7 @@ enum DatabaseCodec {
             let name = try reader.string()
             let modified = try reader.i64()
             let added = version >= 2 ? try reader.i64() : -1
+            let size = version >= 3 ? try reader.i64() : 0
             var format: AudioFormat?
             let rate = try reader.u32()
             if rate != 0 {
@@ -121,7 +124,7 @@ enum DatabaseCodec {
             directory.songs.append(
                 LibrarySong(
                     name: name, modified: modified, added: added < 0 ? nil : added, format: format,
-                    tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration))))
+                    tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration)), size: max(0, size)))
         }
         let childCount = Int(try reader.u32())
         for _ in 0..<childCount {

@@ -16,19 +16,28 @@ public final class LibrarySong: Sendable, Hashable {
     public let added: Int64?
     public let format: AudioFormat?
     public let tag: Tag
+    /// Bytes, as the listing said (0: not known — a database written before it was kept;
+    /// the next update fills it in without reading the file). The Subsonic API sends it.
+    public let size: Int64
 
-    public init(name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag) {
+    public init(name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag, size: Int64 = 0) {
         self.name = name
         self.modified = modified
         self.added = added
         self.format = format
         self.tag = tag
+        self.size = size
+    }
+
+    /// The same song with its size known.
+    public func sized(_ size: Int64) -> LibrarySong {
+        LibrarySong(name: name, modified: modified, added: added, format: format, tag: tag, size: size)
     }
 
     public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
         lhs === rhs
             || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.added == rhs.added && lhs.format == rhs.format
-                && lhs.tag == rhs.tag)
+                && lhs.size == rhs.size && lhs.tag == rhs.tag)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -176,7 +176,11 @@ struct UpdateWalk {
     }
 
     private func decide(_ existing: LibrarySong?, file: StorageEntry, path: String, plan: Plan) -> PendingSong {
-        if let existing, existing.modified == file.modified, !rescan { return .ready(existing) }
+        if let existing, existing.modified == file.modified, !rescan {
+            if existing.size == file.size { return .ready(existing) }
+            // A database from before sizes were kept: the listing brings it, no scan needed.
+            if existing.size == 0 { return .ready(existing.sized(file.size)) }
+        }
         plan.tasks.append((StoragePath.join(path, file.name), file, existing?.added))
         return .scan(plan.tasks.count - 1)
     }
@@ -204,7 +208,7 @@ struct UpdateWalk {
         // The listing's own tags (a feed's) with their duration: nothing to read.
         if let known = entry.tag, known.duration != nil {
             logger.info("added \(path)")
-            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known)
+            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known, size: entry.size)
         }
         do {
             let stream = try storage.open(path, purpose: .indexing)
@@ -216,7 +220,7 @@ struct UpdateWalk {
                 known.duration = known.duration ?? tag.duration
                 tag = known
             }
-            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag)
+            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag, size: entry.size)
         } catch let error as DecoderError {
             logger.warning("Skipping \"\(path)\": \(error.message)")
         } catch {

@@ -8,14 +8,22 @@ extension WebServer {
     func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         switch reason {
         case LWS_CALLBACK_HTTP:
-            return request(wsi, path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
+            let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+            // The API answers phones by any name (its sign-in is its guard), the page only its own.
+            return Self.isAPIPath(path) ? apiRequest(wsi, path: path) : request(wsi, path: path)
+        case LWS_CALLBACK_HTTP_BODY:
+            return apiBody(wsi, input, length)
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            return apiBodyComplete(wsi)
         case LWS_CALLBACK_HTTP_WRITEABLE:
-            return writeBody(wsi)
+            return writeStream(wsi) ?? writeBody(wsi)
         case LWS_CALLBACK_CLOSED_HTTP:
             loop.responses[key(wsi)] = nil
             loop.pendingCovers[key(wsi)] = nil
+            apiClosed(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             sendCovers()
+            deliverAPI()
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return mayOpenSocket(wsi) ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
@@ -89,7 +97,7 @@ extension WebServer {
         return 0
     }
 
-    private func writeHead(_ wsi: OpaquePointer, code: Int, type: String, length: Int, headers: [(String, String)]) -> Bool {
+    func writeHead(_ wsi: OpaquePointer, code: Int, type: String, length: Int, headers: [(String, String)]) -> Bool {
         let pre = nimbus_lws_pre()
         var buffer = [UInt8](repeating: 0, count: pre + 2048)
         return buffer.withUnsafeMutableBufferPointer { raw -> Bool in

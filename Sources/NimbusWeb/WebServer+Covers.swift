@@ -39,33 +39,11 @@ struct PendingCover {
     let ifNoneMatch: String?
 }
 
-/// Covers answered on other threads, for the web thread to send; and the context to wake.
-final class CoverInbox: Sendable {
-    struct Answer: Sendable {
-        let connection: UInt
-        let token: UInt64
-        let jpeg: [UInt8]?
-    }
-
-    private struct State: @unchecked Sendable {
-        var answers: [Answer] = []
-        var context: OpaquePointer?
-    }
-    private let state = Mutex(State())
-
-    func open(_ context: OpaquePointer) { state.withLock { $0.context = context } }
-    func close() { state.withLock { $0.context = nil } }
-
-    /// Queues an answer and wakes the web thread (libwebsockets' one thread-safe call).
-    func post(_ answer: Answer) {
-        state.withLock { state in
-            guard let context = state.context else { return }
-            state.answers.append(answer)
-            lws_cancel_service(context)
-        }
-    }
-
-    func take() -> [Answer] { state.withLock { state in defer { state.answers = [] }; return state.answers } }
+/// A cover answered on another thread, for the web thread to send.
+struct CoverAnswer: Sendable {
+    let connection: UInt
+    let token: UInt64
+    let jpeg: [UInt8]?
 }
 
 extension WebServer {
@@ -79,7 +57,7 @@ extension WebServer {
         loop.nextToken += 1
         let token = loop.nextToken, connection = key(wsi), inbox = coverInbox
         loop.pendingCovers[connection] = PendingCover(token: token, ifNoneMatch: header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH))
-        source(request) { jpeg in inbox.post(CoverInbox.Answer(connection: connection, token: token, jpeg: jpeg)) }
+        source(request) { jpeg in inbox.post(CoverAnswer(connection: connection, token: token, jpeg: jpeg)) }
         return 0
     }
 

@@ -23,6 +23,8 @@ public final class WebServer: Sendable {
         public var streams: [String: Int] = [:]
         /// The daemon's version, for the Settings page (the protocol tells only its own).
         public var version = ""
+        /// What answers `/rest/` (the Subsonic API); nil: 404 there.
+        public var api: APIHandler?
 
         public init(addresses: [String], port: Int, hosts: HostCheck) {
             self.addresses = addresses
@@ -38,7 +40,9 @@ public final class WebServer: Sendable {
     let connect: @Sendable (_ peer: String) -> Int32?
     /// Covers for `/cover`; nil answers 404.
     let covers: CoverSource?
-    let coverInbox = CoverInbox()
+    let coverInbox = WakeInbox<CoverAnswer>()
+    /// Answers and stream progress of `/rest/` requests, from the API's threads.
+    let apiInbox = WakeInbox<APIEvent>()
     /// The service thread's state (libwebsockets calls back on that thread only).
     let loop: ServiceLoop
     private let stopped = Atomic(false)
@@ -63,7 +67,7 @@ public final class WebServer: Sendable {
         info.port = -1
         info.gid = -1
         info.uid = -1
-        info.max_http_header_data = 4096
+        info.max_http_header_data = 8192
         info.pt_serv_buf_size = 16 * 1024
         info.fd_limit_per_thread = 512
         info.timeout_secs = 20
@@ -99,6 +103,7 @@ public final class WebServer: Sendable {
         }
         loop.server = Unmanaged.passUnretained(self).toOpaque()
         coverInbox.open(context)
+        apiInbox.open(context)
         let thread = Thread { [self] in serve() }
         thread.name = "web"
         thread.start()
@@ -108,6 +113,8 @@ public final class WebServer: Sendable {
         guard let context = loop.context else { return }
         while !stopped.load(ordering: .acquiring) { if lws_service(context, 0) < 0 { break } }
         coverInbox.close()
+        apiInbox.close()
+        cancelStreams()
         loop.server = nil
         lws_context_destroy(context)
         loop.context = nil
@@ -134,6 +141,10 @@ final class ServiceLoop: @unchecked Sendable {
     var responses: [UInt: HTTPResponse] = [:]
     var sessions: [UInt: WebSession] = [:]
     var pendingCovers: [UInt: PendingCover] = [:]
+    var apiPending: [UInt: PendingAPI] = [:]
+    /// The token of the request each connection waits an answer for.
+    var apiWaiting: [UInt: UInt64] = [:]
+    var apiStreams: [UInt: APIStreaming] = [:]
     var nextToken: UInt64 = 0
 
     init() {

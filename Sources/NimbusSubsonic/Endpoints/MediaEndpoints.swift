@@ -1,0 +1,120 @@
+import Foundation
+import NimbusInput
+import NimbusWeb
+
+/// `stream` and `download` send the original file — local, cloud, share or podcast, the
+/// latter read through the range cache — with its length and real `Range` support;
+/// `getCoverArt` a scaled JPEG. `stream` counts no play (`scrobble` will).
+extension SubsonicService {
+    static var mediaEndpoints: [String: SubsonicEndpoint] {
+        [
+            "stream": SubsonicEndpoint { call throws(SubsonicError) in try original(call) },
+            "download": SubsonicEndpoint { call throws(SubsonicError) in try original(call) },
+            "getCoverArt": SubsonicEndpoint { call throws(SubsonicError) in
+                let library = call.library
+                let id = try call.arguments.required("id")
+                let size = try call.arguments.int("size", default: 0, range: 0...4096)
+                var uri: String?
+                if let song = library.song(id) {
+                    uri = song.uri
+                } else if let album = library.album(id), let first = album.songs.first {
+                    uri = library.songs[first].uri
+                } else if let artist = library.artist(id), let album = artist.albums.first, let first = library.albums[album].songs.first {
+                    uri = library.songs[first].uri
+                }
+                guard let uri, let jpeg = call.backend.cover(uri, size) else { throw .notFound("Cover art") }
+                let etag = "\"\(id)-\(size)-\(library.updated)\""
+                if call.request.headers["if-none-match"] == etag {
+                    return .http(APIAnswer(status: 304, type: "image/jpeg", headers: [("etag:", etag)], body: .bytes([])))
+                }
+                return .http(
+                    APIAnswer(
+                        status: 200, type: "image/jpeg", headers: [("etag:", etag), ("cache-control:", "max-age=86400")], body: .bytes(jpeg)))
+            },
+        ]
+    }
+
+    static func original(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+        let library = call.library
+        guard let entry = library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
+        let input: any NimbusInput.InputStream
+        do {
+            input = try call.backend.open(entry.uri)
+        } catch {
+            throw SubsonicError(0, "Cannot read the song: \(error)")
+        }
+        guard let length = input.size else { throw SubsonicError(0, "The song's length is not known") }
+        let suffix = SongFields.suffix(entry.song.name)
+        var headers: [(String, String)] = [("accept-ranges:", "bytes"), ("cache-control:", "no-cache")]
+        var range: Range<Int64> = 0..<length
+        var status = 200
+        if let header = call.request.headers["range"] {
+            guard let asked = byteRange(header, length: length) else {
+                return .http(
+                    APIAnswer(status: 416, type: "text/plain", headers: [("content-range:", "bytes */\(length)")], body: .bytes([])))
+            }
+            range = asked
+            status = 206
+            headers.append(("content-range:", "bytes \(asked.lowerBound)-\(asked.upperBound - 1)/\(length)"))
+        }
+        if call.request.path.contains("download") {
+            let name = entry.song.name.replacingOccurrences(of: "\"", with: "'")
+            headers.append(("content-disposition:", "attachment; filename=\"\(name)\""))
+        }
+        let stream = APIStream()
+        let source = UncheckedInput(input), wanted = range
+        let service = call.service, user = call.user?.name ?? "", client = (try? call.arguments.optional("c")) ?? nil
+        service.streamers.addOperation {
+            let number = service.streamCounter.add(1, ordering: .relaxed).newValue
+            service.streaming.withLock { $0[number] = (user, entry.id, client ?? "", Date()) }
+            defer { service.streaming.withLock { _ = $0.removeValue(forKey: number) } }
+            pump(source.input, range: wanted, into: stream)
+        }
+        return .http(APIAnswer(status: status, type: SongFields.contentType(suffix), headers: headers, body: .stream(stream, length: Int64(range.count))))
+    }
+
+    /// Copies `range` of the input into the stream until done, failed or cancelled.
+    static func pump(_ input: any NimbusInput.InputStream, range: Range<Int64>, into stream: APIStream) {
+        defer { stream.finish() }
+        do {
+            try input.seek(to: range.lowerBound)
+        } catch {
+            return
+        }
+        var remaining = Int64(range.count)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while remaining > 0, !stream.isCancelled {
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min($0.count, Int(remaining))])) }
+            } catch {
+                return
+            }
+            guard count > 0 else { return }
+            guard buffer.withUnsafeBytes({ stream.write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }) else { return }
+            remaining -= Int64(count)
+        }
+    }
+
+    /// One `bytes=A-B`, `bytes=A-` or `bytes=-N` range within `length`; nil when unsatisfiable.
+    static func byteRange(_ header: String, length: Int64) -> Range<Int64>? {
+        guard header.hasPrefix("bytes="), length > 0 else { return nil }
+        let spec = header.dropFirst(6).split(separator: ",").first.map(String.init) ?? ""
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int64(parts[1]), suffix > 0 else { return nil }
+            return max(0, length - suffix)..<length
+        }
+        guard let start = Int64(parts[0]), start < length else { return nil }
+        let end = parts[1].isEmpty ? length - 1 : min(Int64(parts[1]) ?? -1, length - 1)
+        guard end >= start else { return nil }
+        return start..<(end + 1)
+    }
+}
+
+/// An input stream handed to the one worker that reads it (nothing else touches it after).
+struct UncheckedInput: @unchecked Sendable {
+    let input: any NimbusInput.InputStream
+    init(_ input: any NimbusInput.InputStream) { self.input = input }
+}

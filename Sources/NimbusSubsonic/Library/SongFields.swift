@@ -1,0 +1,126 @@
+import Glibc
+import NimbusLibrary
+import NimbusModel
+
+/// The fields of a song, an album and an artist as every client wants them. A song always
+/// carries `id`, `parent`, `albumId`, `artistId`, `size`, `suffix`, `contentType` and
+/// `type` (Amperfy shows empty albums without the first three, Strawberry drops songs
+/// without the others); an album always `artist`, `name` and `created`.
+enum SongFields {
+    static let unknownAlbum = "[Unknown Album]"
+    static let unknownArtist = "[Unknown Artist]"
+
+    /// The leading whole number of a tag ("3/12" → 3).
+    static func number(_ text: String?) -> Int? {
+        guard let text else { return nil }
+        let digits = text.drop { $0 == " " }.prefix { $0.isASCII && $0.isNumber }
+        return digits.isEmpty ? nil : Int(digits.prefix(9))
+    }
+
+    static func year(_ tag: Tag) -> Int? {
+        guard let date = tag.first(.date) ?? tag.first(.originalDate) else { return nil }
+        let digits = date.prefix { $0.isASCII && $0.isNumber }
+        return digits.count >= 4 ? Int(digits.prefix(4)) : nil
+    }
+
+    /// Disc, then track, then file name.
+    static func precedes(_ left: SubsonicLibrary.SongEntry, _ right: SubsonicLibrary.SongEntry) -> Bool {
+        let a = (number(left.song.tag.first(.disc)) ?? 0, number(left.song.tag.first(.track)) ?? 0)
+        let b = (number(right.song.tag.first(.disc)) ?? 0, number(right.song.tag.first(.track)) ?? 0)
+        if a != b { return a < b }
+        return left.uri < right.uri
+    }
+
+    static func suffix(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...]).lowercased()
+    }
+
+    static let contentTypes: [String: String] = [
+        "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/ogg",
+        "m4a": "audio/mp4", "m4b": "audio/mp4", "mp4": "audio/mp4", "aac": "audio/aac", "wav": "audio/wav", "wv": "audio/x-wavpack",
+        "aif": "audio/aiff", "aiff": "audio/aiff", "ape": "audio/x-ape", "mpc": "audio/x-musepack", "wma": "audio/x-ms-wma",
+        "dsf": "audio/x-dsf", "dff": "audio/x-dff", "mka": "audio/x-matroska", "webm": "audio/webm", "spx": "audio/ogg",
+    ]
+
+    static func contentType(_ suffix: String) -> String { contentTypes[suffix] ?? "application/octet-stream" }
+
+    /// ISO 8601 in UTC, as `created` is sent.
+    static func date(_ seconds: Int64) -> String {
+        var time = time_t(max(0, seconds))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).000Z"
+    }
+
+    static func song(_ entry: SubsonicLibrary.SongEntry, in library: SubsonicLibrary, name: String = "song") -> SubsonicNode {
+        let song = entry.song, tag = song.tag
+        let album = library.albums[entry.album]
+        var node = SubsonicNode(name)
+        node.set("id", entry.id)
+        node.set("parent", SubsonicIDs.directory(entry.directory))
+        node.set("isDir", false)
+        node.set("title", tag.first(.title) ?? song.name)
+        node.set("album", album.name.isEmpty ? unknownAlbum : album.name)
+        node.set("artist", tag.first(.artist) ?? (album.artist.isEmpty ? unknownArtist : album.artist))
+        node.set("track", number(tag.first(.track)))
+        node.set("discNumber", number(tag.first(.disc)))
+        node.set("year", year(tag))
+        node.set("genre", tag.first(.genre))
+        node.set("coverArt", album.id)
+        node.set("size", song.size)
+        let suffix = suffix(song.name)
+        node.set("contentType", contentType(suffix))
+        node.set("suffix", suffix)
+        let seconds = (tag.duration ?? 0) / 1000
+        node.set("duration", seconds)
+        if let duration = tag.duration, duration > 0, song.size > 0 {
+            node.set("bitRate", Int(song.size * 8 / Int64(duration)))
+        }
+        if let format = song.format {
+            node.set("samplingRate", Int(format.sampleRate))
+            node.set("channelCount", Int(format.channels))
+            if format.sample.bytes <= 4 { node.set("bitDepth", format.sample.bytes * 8) }
+        }
+        node.set("path", entry.uri)
+        node.set("created", date(song.added ?? song.modified))
+        node.set("albumId", album.id)
+        node.set("artistId", library.artists[album.artistIndex].id)
+        node.set("type", "music")
+        node.set("mediaType", "song")
+        node.set("isVideo", false)
+        return node
+    }
+
+    static func album(_ index: Int, in library: SubsonicLibrary, name: String = "album") -> SubsonicNode {
+        let album = library.albums[index]
+        var node = SubsonicNode(name)
+        node.set("id", album.id)
+        let title = album.name.isEmpty ? unknownAlbum : album.name
+        node.set("name", title)
+        // The old (folder) form's fields too: getAlbumList clients read `title`, `parent`, `isDir`.
+        node.set("title", title)
+        node.set("album", title)
+        node.set("isDir", true)
+        node.set("artist", album.artist.isEmpty ? unknownArtist : album.artist)
+        node.set("artistId", library.artists[album.artistIndex].id)
+        node.set("coverArt", album.id)
+        node.set("songCount", album.songs.count)
+        node.set("duration", album.duration / 1000)
+        node.set("created", date(album.created == Int64.max ? library.updated : album.created))
+        node.set("year", album.year)
+        node.set("genre", album.genre)
+        return node
+    }
+
+    static func artist(_ index: Int, in library: SubsonicLibrary, name: String = "artist") -> SubsonicNode {
+        let artist = library.artists[index]
+        var node = SubsonicNode(name)
+        node.set("id", artist.id)
+        node.set("name", artist.name.isEmpty ? unknownArtist : artist.name)
+        if let first = artist.albums.first { node.set("coverArt", library.albums[first].id) }
+        node.set("albumCount", artist.albums.count)
+        return node
+    }
+}

@@ -1,0 +1,179 @@
+import NimbusLibrary
+import NimbusModel
+import Synchronization
+
+/// The library as the Subsonic API sees it, built once per database snapshot: songs,
+/// albums (grouped by album artist and album, as `list album group albumartist` groups
+/// them) and album artists, each in one stable order (by id) so that a client paging
+/// through `search3` sees every song exactly once, and each page costs only its own size.
+public final class SubsonicLibrary: Sendable {
+    public struct SongEntry: Sendable {
+        public let id: String
+        public let directory: String
+        public let song: LibrarySong
+        /// Index into `albums`.
+        public let album: Int
+        /// The music folder it is in (`SubsonicIDs.folder`).
+        public let folder: Int
+        public var uri: String { directory.isEmpty ? song.name : directory + "/" + song.name }
+    }
+
+    public struct AlbumEntry: Sendable {
+        public let id: String
+        /// As tagged ("" when untagged).
+        public let name: String
+        public let artist: String
+        public let artistIndex: Int
+        /// Indexes into `songs`, in disc and track order.
+        public var songs: [Int]
+        public var year: Int?
+        public var genre: String?
+        /// Milliseconds.
+        public var duration: Int
+        /// Seconds since 1970: when its first song entered the database.
+        public var created: Int64
+        public var folders: Set<Int>
+    }
+
+    public struct ArtistEntry: Sendable {
+        public let id: String
+        public let name: String
+        /// Indexes into `albums`, by name.
+        public var albums: [Int]
+    }
+
+    public let songs: [SongEntry]
+    public let albums: [AlbumEntry]
+    public let artists: [ArtistEntry]
+    let songIndex: [String: Int]
+    let albumIndex: [String: Int]
+    let artistIndex: [String: Int]
+    /// The database's last update (seconds), for `getIndexes`' `lastModified`.
+    public let updated: Int64
+
+    /// `folderOf`: the music folder of a URI (its mount, or nil for the music directory).
+    public init(_ database: Database, folderOf: (String) -> String?) {
+        updated = database.updated
+        var songs: [SongEntry] = []
+        songs.reserveCapacity(database.statistics.songs)
+        var albumKeys: [String: Int] = [:]
+        var artistKeys: [String: Int] = [:]
+        var albums: [AlbumEntry] = []
+        var artists: [ArtistEntry] = []
+        var folders: [String: Int] = [:]
+        database.visit("", recursive: true) { directory, song in
+            let tag = song.tag
+            let artistName = tag.firstWithFallback(.albumArtist) ?? ""
+            let albumName = tag.first(.album) ?? ""
+            let albumID = SubsonicIDs.album(artist: artistName, album: albumName)
+            let uri = directory.isEmpty ? song.name : directory + "/" + song.name
+            let top = String(uri.prefix { $0 != "/" })
+            let folder: Int
+            if let known = folders[top] {
+                folder = known
+            } else {
+                folder = SubsonicIDs.folder(folderOf(uri))
+                folders[top] = folder
+            }
+            let albumAt: Int
+            if let known = albumKeys[albumID] {
+                albumAt = known
+            } else {
+                let artistAt: Int
+                if let known = artistKeys[artistName] {
+                    artistAt = known
+                } else {
+                    artistAt = artists.count
+                    artistKeys[artistName] = artistAt
+                    artists.append(ArtistEntry(id: SubsonicIDs.artist(artistName), name: artistName, albums: []))
+                }
+                albumAt = albums.count
+                albumKeys[albumID] = albumAt
+                albums.append(
+                    AlbumEntry(
+                        id: albumID, name: albumName, artist: artistName, artistIndex: artistAt, songs: [], year: nil, genre: nil,
+                        duration: 0, created: Int64.max, folders: []))
+                artists[artistAt].albums.append(albumAt)
+            }
+            albums[albumAt].duration += tag.duration ?? 0
+            albums[albumAt].created = min(albums[albumAt].created, song.added ?? song.modified)
+            albums[albumAt].year = albums[albumAt].year ?? SongFields.year(tag)
+            albums[albumAt].genre = albums[albumAt].genre ?? tag.first(.genre)
+            albums[albumAt].folders.insert(folder)
+            songs.append(SongEntry(id: SubsonicIDs.song(uri), directory: directory, song: song, album: albumAt, folder: folder))
+        }
+        // One stable order for each: by id.
+        let songOrder = songs.indices.sorted { songs[$0].id < songs[$1].id }
+        let albumOrder = albums.indices.sorted { albums[$0].id < albums[$1].id }
+        let artistOrder = artists.indices.sorted { artists[$0].id < artists[$1].id }
+        var albumRank = [Int](repeating: 0, count: albums.count)
+        for (rank, index) in albumOrder.enumerated() { albumRank[index] = rank }
+        var artistRank = [Int](repeating: 0, count: artists.count)
+        for (rank, index) in artistOrder.enumerated() { artistRank[index] = rank }
+        var sortedSongs: [SongEntry] = []
+        sortedSongs.reserveCapacity(songs.count)
+        for index in songOrder {
+            let entry = songs[index]
+            sortedSongs.append(SongEntry(id: entry.id, directory: entry.directory, song: entry.song, album: albumRank[entry.album], folder: entry.folder))
+        }
+        var sortedAlbums: [AlbumEntry] = albumOrder.map { index in
+            let album = albums[index]
+            return AlbumEntry(
+                id: album.id, name: album.name, artist: album.artist, artistIndex: artistRank[album.artistIndex], songs: [], year: album.year,
+                genre: album.genre, duration: album.duration, created: album.created, folders: album.folders)
+        }
+        for (index, entry) in sortedSongs.enumerated() { sortedAlbums[entry.album].songs.append(index) }
+        for index in sortedAlbums.indices {
+            sortedAlbums[index].songs.sort { SongFields.precedes(sortedSongs[$0], sortedSongs[$1]) }
+        }
+        let sortedArtists: [ArtistEntry] = artistOrder.map { index in
+            let artist = artists[index]
+            let owned = artist.albums.map { albumRank[$0] }.sorted { sortedAlbums[$0].name < sortedAlbums[$1].name }
+            return ArtistEntry(id: artist.id, name: artist.name, albums: owned)
+        }
+        self.songs = sortedSongs
+        self.albums = sortedAlbums
+        self.artists = sortedArtists
+        songIndex = Dictionary(sortedSongs.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        albumIndex = Dictionary(sortedAlbums.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        artistIndex = Dictionary(sortedArtists.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Folded search text of every artist, album and song, made at the first search.
+    struct Haystacks: Sendable {
+        let artists: [String], albums: [String], songs: [String]
+    }
+    private let haystacks = Mutex<Haystacks?>(nil)
+
+    var searchText: Haystacks {
+        if let known = haystacks.withLock({ $0 }) { return known }
+        let artists = self.artists.map { SearchText.fold($0.name) }
+        let albums = self.albums.map { SearchText.fold($0.name + "\u{1}" + $0.artist) }
+        let songs = self.songs.map { entry in
+            let tag = entry.song.tag
+            return SearchText.fold(
+                [tag.first(.title) ?? entry.song.name, tag.first(.artist) ?? "", self.albums[entry.album].name, self.albums[entry.album].artist]
+                    .joined(separator: "\u{1}"))
+        }
+        let made = Haystacks(artists: artists, albums: albums, songs: songs)
+        haystacks.withLock { $0 = made }
+        return made
+    }
+
+    public func song(_ id: String) -> SongEntry? {
+        guard SubsonicIDs.isWellFormed(id, prefix: "s"), let index = songIndex[id] else { return nil }
+        return songs[index]
+    }
+
+    public func songIndex(_ id: String) -> Int? { SubsonicIDs.isWellFormed(id, prefix: "s") ? songIndex[id] : nil }
+
+    public func album(_ id: String) -> AlbumEntry? {
+        guard SubsonicIDs.isWellFormed(id, prefix: "a"), let index = albumIndex[id] else { return nil }
+        return albums[index]
+    }
+
+    public func artist(_ id: String) -> ArtistEntry? {
+        guard SubsonicIDs.isWellFormed(id, prefix: "r"), let index = artistIndex[id] else { return nil }
+        return artists[index]
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import NimbusInput
+import NimbusLibrary
+import NimbusModel
+import NimbusSupport
+import NimbusWeb
+import Synchronization
+
+/// What the API needs of the daemon, each call on the thread the comment says.
+public struct SubsonicBackend: Sendable {
+    /// The current database snapshot (hops to the core loop).
+    public var database: @Sendable () async -> Database
+    /// The mount a URI is on (nil: the music directory itself). Any thread.
+    public var mountOf: @Sendable (String) -> String?
+    /// The mounts (cloud accounts, shares, podcasts), by name. Any thread.
+    public var mounts: @Sendable () -> [String]
+    /// Opens a library song for reading (blocking; through the range cache for a cloud,
+    /// share or podcast song). Called on a stream worker.
+    public var open: @Sendable (String) throws -> any NimbusInput.InputStream
+    /// A cover as JPEG scaled to `size` (nil: the original bytes, `size` 0), or nil for none.
+    /// Blocking; called on a worker.
+    public var cover: @Sendable (_ songURI: String, _ size: Int) -> [UInt8]?
+    /// Starts an `update` (hops to the core loop); scanning state and songs in the database.
+    public var startScan: @Sendable () async -> Void
+    public var scanning: @Sendable () async -> Bool
+    /// The URI of the box's playing song, if any.
+    public var playing: @Sendable () async -> String?
+
+    public init(
+        database: @escaping @Sendable () async -> Database, mountOf: @escaping @Sendable (String) -> String?,
+        mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
+        cover: @escaping @Sendable (String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
+        scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
+    ) {
+        self.database = database
+        self.mountOf = mountOf
+        self.mounts = mounts
+        self.open = open
+        self.cover = cover
+        self.startScan = startScan
+        self.scanning = scanning
+        self.playing = playing
+    }
+}
+
+/// The Subsonic / OpenSubsonic API under `/rest/`: signs each request in, routes it to its
+/// endpoint on a worker thread (never the web thread, never the cooperative pool: a search
+/// walks the library and a stream waits on the network) and encodes the answer as the client
+/// asked. No query string is ever logged: it carries the credentials.
+public final class SubsonicService: Sendable {
+    public static let apiVersion = "1.16.1"
+    let serverVersion: String
+    public let signIn: SubsonicSignIn
+    let backend: SubsonicBackend
+    let logger: Logger
+    /// Requests that build an answer, a few at a time.
+    private let workers: OperationQueue
+    /// Streams and downloads: each holds a thread while its client reads, so they have their own bound.
+    let streamers: OperationQueue
+    /// The library index of the latest database seen, built once per snapshot.
+    private let index = Mutex<(database: ObjectIdentifier, library: SubsonicLibrary)?>(nil)
+    private let building = NSLock()
+    /// Phones streaming now, for `getNowPlaying`.
+    let streaming = Mutex<[Int: (user: String, song: String, client: String, since: Date)]>([:])
+    let streamCounter = Atomic<Int>(0)
+
+    public init(users: [SubsonicUser], backend: SubsonicBackend, serverVersion: String, logger: Logger) {
+        signIn = SubsonicSignIn(users: users)
+        self.backend = backend
+        self.serverVersion = serverVersion
+        self.logger = logger
+        workers = OperationQueue()
+        workers.name = "subsonic"
+        workers.maxConcurrentOperationCount = 4
+        streamers = OperationQueue()
+        streamers.name = "subsonic-stream"
+        streamers.maxConcurrentOperationCount = 16
+    }
+
+    /// The handler the web server calls for `/rest/`.
+    public var handler: APIHandler {
+        { [self] request, answer in
+            // Repeated failed sign-ins from this address wait before they are looked at —
+            // on a timer, not on a worker, so guessing cannot hold up other phones.
+            let delay = signIn.delay(for: request.peer)
+            Task {
+                if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+                let database = await backend.database()
+                workers.addOperation { answer(self.answer(request, database: database)) }
+            }
+        }
+    }
+
+    /// The library index for `database`, built at most once per snapshot.
+    func library(_ database: Database) -> SubsonicLibrary {
+        let identity = ObjectIdentifier(database)
+        if let known = index.withLock({ $0 }), known.database == identity { return known.library }
+        building.lock()
+        defer { building.unlock() }
+        if let known = index.withLock({ $0 }), known.database == identity { return known.library }
+        let built = SubsonicLibrary(database, folderOf: backend.mountOf)
+        index.withLock { $0 = (identity, built) }
+        return built
+    }
+
+    /// Blocking: signs in, runs the endpoint, encodes.
+    func answer(_ request: APIRequest, database: Database) -> APIAnswer {
+        let arguments = SubsonicArguments(request.arguments)
+        let format = SubsonicFormat((try? arguments.optional("f")) ?? nil, callback: (try? arguments.optional("callback")) ?? nil)
+        var name = String(request.path.dropFirst("/rest/".count))
+        if name.hasSuffix(".view") { name.removeLast(5) }
+        guard let endpoint = Self.endpoints[name] else {
+            return encoded(failure: SubsonicError(0, "Unknown endpoint: \(name.prefix(64))"), format: format, status: 404)
+        }
+        do throws(SubsonicError) {
+            let user: SubsonicUser?
+            if endpoint.needsSignIn {
+                do {
+                    user = try signIn.check(arguments, peer: request.peer)
+                } catch {
+                    if error.code == 40 || error.code == 44 { logger.warning("[\(request.peer)] Subsonic sign-in refused (\(error.code))") }
+                    throw error
+                }
+                guard user!.permissions.isSuperset(of: endpoint.permission) else { throw .notAuthorized }
+            } else {
+                user = nil
+            }
+            let call = SubsonicCall(
+                service: self, arguments: arguments, user: user, request: request, database: database, format: format)
+            switch try endpoint.run(call) {
+            case .node(let content):
+                var root = envelope(ok: true)
+                if let content { root.add(content) }
+                return encodedAnswer(root, format: format)
+            case .nodes(let holder):
+                var root = envelope(ok: true)
+                root.children = holder.children
+                root.lists = holder.lists
+                return encodedAnswer(root, format: format)
+            case .http(var answer):
+                answer.headOnly = request.method == "HEAD"
+                return answer
+            }
+        } catch {
+            return encoded(failure: error, format: format)
+        }
+    }
+
+    func envelope(ok: Bool) -> SubsonicNode {
+        SubsonicNode(
+            "subsonic-response",
+            [
+                ("status", .string(ok ? "ok" : "failed")), ("version", .string(Self.apiVersion)), ("type", .string("nimbus")),
+                ("serverVersion", .string(serverVersion)), ("openSubsonic", .bool(true)),
+            ])
+    }
+
+    func encoded(failure: SubsonicError, format: SubsonicFormat, status: Int = 200) -> APIAnswer {
+        var root = envelope(ok: false)
+        var error = SubsonicNode("error")
+        error.set("code", failure.code)
+        error.set("message", failure.message)
+        root.add(error)
+        var answer = encodedAnswer(root, format: format)
+        answer.status = status
+        return answer
+    }
+
+    private func encodedAnswer(_ root: SubsonicNode, format: SubsonicFormat) -> APIAnswer {
+        APIAnswer(status: 200, type: format.contentType, headers: [("cache-control:", "no-cache")], body: .bytes(format.encode(root)))
+    }
+}
+
+/// One request being answered: what an endpoint may look at.
+struct SubsonicCall {
+    let service: SubsonicService
+    let arguments: SubsonicArguments
+    let user: SubsonicUser?
+    let request: APIRequest
+    let database: Database
+    let format: SubsonicFormat
+    var library: SubsonicLibrary { service.library(database) }
+    var backend: SubsonicBackend { service.backend }
+
+    /// Runs an async call of the daemon's and waits (on a worker thread, never the pool).
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<T?>(nil)
+        Task {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
+
+extension SubsonicService {
+    static let endpoints: [String: SubsonicEndpoint] = browsingEndpoints.merging(searchEndpoints) { a, _ in a }
+        .merging(mediaEndpoints) { a, _ in a }
+}
+
+/// What an endpoint answers: content for the `subsonic-response`, or HTTP of its own
+/// (a stream, a picture).
+enum SubsonicReply {
+    case node(SubsonicNode?)
+    /// The holder's children go into the response itself (a top-level list).
+    case nodes(SubsonicNode)
+    case http(APIAnswer)
+}
+
+struct SubsonicEndpoint: Sendable {
+    var permission: Permission = [.read]
+    var needsSignIn = true
+    let run: @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply
+
+    init(permission: Permission = [.read], needsSignIn: Bool = true, run: @escaping @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply) {
+        self.permission = permission
+        self.needsSignIn = needsSignIn
+        self.run = run
+    }
+}

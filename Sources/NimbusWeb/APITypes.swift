@@ -1,0 +1,157 @@
+import Foundation
+
+/// A request under an API prefix (`/rest/`), handed whole to the API's handler: the web
+/// server knows nothing of what the API means, only how to carry it. The query string and
+/// the body carry credentials, so neither is ever logged here.
+public struct APIRequest: Sendable {
+    public var method: String
+    /// The path without the query (`/rest/ping.view`).
+    public var path: String
+    /// The arguments of the query string and of a form-encoded POST body, in order, decoded;
+    /// a name may come more than once (`songIdToAdd`).
+    public var arguments: [(name: String, value: String)]
+    /// `Range`, `If-None-Match`, `User-Agent` as sent (lower-case names).
+    public var headers: [String: String]
+    /// The peer's address, for slowing failed sign-ins.
+    public var peer: String
+
+    public init(method: String, path: String, arguments: [(name: String, value: String)], headers: [String: String], peer: String) {
+        self.method = method
+        self.path = path
+        self.arguments = arguments
+        self.headers = headers
+        self.peer = peer
+    }
+}
+
+/// The API's answer: a status, headers, and the body — bytes at hand, or a stream a worker
+/// fills while the connection takes it.
+public struct APIAnswer: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// `length` bytes the stream will bring (the `Content-Length`).
+        case stream(APIStream, length: Int64)
+    }
+
+    public var status: Int
+    public var type: String
+    /// Header lines as `name:` and value.
+    public var headers: [(String, String)]
+    public var body: Body
+    /// A HEAD request: the head only (a stream is then cancelled at once).
+    public var headOnly = false
+
+    public init(status: Int, type: String, headers: [(String, String)] = [], body: Body) {
+        self.status = status
+        self.type = type
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Called on the web thread; answers (from any thread, later) through the closure, once.
+public typealias APIHandler = @Sendable (APIRequest, @escaping @Sendable (APIAnswer) -> Void) -> Void
+
+/// Something the API's threads tell the web thread.
+enum APIEvent: Sendable {
+    case answer(connection: UInt, token: UInt64, APIAnswer)
+    /// A stream has bytes (or ended) for a connection waiting on it.
+    case data(connection: UInt, token: UInt64)
+}
+
+/// A body filled by a worker thread and drained by the web thread, bounded in between: a
+/// client that stops reading stops its worker (after `stallLimit` seconds it gives up), and
+/// a client that goes away cancels it. Several phones streaming at once each hold at most
+/// `capacity` bytes here.
+public final class APIStream: @unchecked Sendable {
+    // Invariant: every `var` is only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var chunks: [[UInt8]] = []
+    private var buffered = 0
+    private var ended = false
+    private var cancelled = false
+    private var consumerWaiting = false
+    private var wake: (@Sendable () -> Void)?
+    let capacity: Int
+    let stallLimit: Double
+
+    public init(capacity: Int = 512 * 1024, stallLimit: Double = 60) {
+        self.capacity = capacity
+        self.stallLimit = stallLimit
+    }
+
+    /// Worker side: adds bytes, waiting while the buffer is full. False: stop (the client
+    /// went away or stopped reading for too long).
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count > 0 else { return !isCancelled }
+        condition.lock()
+        let deadline = Date().addingTimeInterval(stallLimit)
+        while buffered >= capacity, !cancelled {
+            if !condition.wait(until: deadline) {
+                cancelled = true
+                break
+            }
+        }
+        guard !cancelled else {
+            condition.unlock()
+            return false
+        }
+        chunks.append(Array(bytes))
+        buffered += bytes.count
+        let notify = consumerWaiting ? wake : nil
+        consumerWaiting = false
+        condition.unlock()
+        notify?()
+        return true
+    }
+
+    /// Worker side: nothing more comes (also after a failure: the connection then closes
+    /// short of its length, which a client sees as the error it is).
+    public func finish() {
+        condition.lock()
+        ended = true
+        let notify = consumerWaiting ? wake : nil
+        consumerWaiting = false
+        condition.unlock()
+        notify?()
+    }
+
+    public var isCancelled: Bool { condition.withLock { cancelled } }
+
+    /// Web side: the client went away.
+    func cancel() {
+        condition.withLock {
+            cancelled = true
+            chunks = []
+            buffered = 0
+            condition.broadcast()
+        }
+    }
+
+    func attach(wake: @escaping @Sendable () -> Void) { condition.withLock { self.wake = wake } }
+
+    /// Web side: up to `limit` bytes, or nil with the web thread to be woken when some come;
+    /// `ended` once everything was taken.
+    func take(upTo limit: Int) -> (bytes: [UInt8], ended: Bool)? {
+        condition.lock()
+        defer { condition.unlock() }
+        if chunks.isEmpty {
+            if ended { return ([], true) }
+            consumerWaiting = true
+            return nil
+        }
+        var out: [UInt8] = []
+        while let first = chunks.first, out.count + first.count <= limit || out.isEmpty {
+            if first.count > limit, out.isEmpty {
+                out = Array(first[..<limit])
+                chunks[0] = Array(first[limit...])
+                break
+            }
+            out += first
+            chunks.removeFirst()
+        }
+        buffered -= out.count
+        condition.broadcast()
+        return (out, ended && chunks.isEmpty)
+    }
+}

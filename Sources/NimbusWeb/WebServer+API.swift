@@ -1,0 +1,242 @@
+import CWebSockets
+import Foundation
+import Glibc
+
+/// A request under `/rest/` waiting for its POST body or its answer.
+struct PendingAPI {
+    var token: UInt64
+    var request: APIRequest
+    var body: [UInt8] = []
+}
+
+/// A streamed answer going out on a connection.
+struct APIStreaming {
+    let token: UInt64
+    let stream: APIStream
+    var remaining: Int64
+}
+
+/// `/rest/`: the API's requests (GET, HEAD, form POST, CORS preflight) are taken whole on
+/// the web thread and handed to the API's handler; its answers come back through
+/// `apiInbox`, and a streamed body is written as the connection takes it, never faster
+/// than the client reads. No query string or body under `/rest/` is logged: they carry
+/// passwords and tokens.
+extension WebServer {
+    /// The largest form body (and, through libwebsockets' header limit, query) taken.
+    static let apiBodyLimit = 1 << 20
+    static let apiChunk = 64 * 1024
+    static let corsHeaders: [(String, String)] = [
+        ("access-control-allow-origin:", "*"),
+        ("access-control-allow-methods:", "GET, POST, HEAD, OPTIONS"),
+        ("access-control-allow-headers:", "Content-Type, Range, Authorization"),
+        ("access-control-expose-headers:", "Content-Length, Content-Range, Accept-Ranges, ETag"),
+    ]
+
+    static func isAPIPath(_ path: String) -> Bool { path == "/rest" || path.hasPrefix("/rest/") }
+
+    func apiRequest(_ wsi: OpaquePointer, path: String) -> Int32 {
+        guard settings.api != nil else { return status(wsi, 404, "Not found") }
+        if lws_hdr_total_length(wsi, WSI_TOKEN_OPTIONS_URI) > 0 {
+            return respond(wsi, code: 204, type: "text/plain", body: [], headers: Self.corsHeaders + [("access-control-max-age:", "86400")])
+        }
+        let method: String
+        if lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0 {
+            method = "GET"
+        } else if lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 {
+            method = "HEAD"
+        } else if lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 {
+            method = "POST"
+        } else {
+            return status(wsi, 405, "Method not allowed", headers: Self.corsHeaders)
+        }
+        var headers: [String: String] = [:]
+        for (name, token) in [("range", WSI_TOKEN_HTTP_RANGE), ("if-none-match", WSI_TOKEN_HTTP_IF_NONE_MATCH), ("user-agent", WSI_TOKEN_HTTP_USER_AGENT)] {
+            if let value = header(wsi, token) { headers[name] = value }
+        }
+        var buffer = [CChar](repeating: 0, count: 128)
+        let peer = lws_get_peer_simple(wsi, &buffer, buffer.count) != nil ? text(buffer) : "?"
+        loop.nextToken += 1
+        let pending = PendingAPI(
+            token: loop.nextToken, request: APIRequest(method: method, path: path, arguments: uriArguments(wsi), headers: headers, peer: peer))
+        if method == "POST" {
+            if let length = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap({ Int($0) }), length > Self.apiBodyLimit {
+                return status(wsi, 413, "Request body too large", headers: Self.corsHeaders)
+            }
+            // The body follows in HTTP_BODY callbacks; a form is read as arguments.
+            loop.apiPending[key(wsi)] = pending
+            return 0
+        }
+        dispatch(wsi, pending)
+        return 0
+    }
+
+    func apiBody(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard var pending = loop.apiPending[key(wsi)], let input else { return 0 }
+        guard pending.body.count + length <= Self.apiBodyLimit else {
+            loop.apiPending[key(wsi)] = nil
+            _ = status(wsi, 413, "Request body too large", headers: Self.corsHeaders)
+            return -1
+        }
+        pending.body += UnsafeRawBufferPointer(start: input, count: length)
+        loop.apiPending[key(wsi)] = pending
+        return 0
+    }
+
+    func apiBodyComplete(_ wsi: OpaquePointer) -> Int32 {
+        guard var pending = loop.apiPending.removeValue(forKey: key(wsi)) else { return 0 }
+        pending.request.arguments += FormDecoding.arguments(pending.body)
+        pending.body = []
+        dispatch(wsi, pending)
+        return 0
+    }
+
+    private func dispatch(_ wsi: OpaquePointer, _ pending: PendingAPI) {
+        guard let api = settings.api else { return }
+        let connection = key(wsi), token = pending.token, inbox = apiInbox
+        loop.apiWaiting[connection] = token
+        api(pending.request) { answer in inbox.post(.answer(connection: connection, token: token, answer)) }
+    }
+
+    /// The answers and stream wake-ups that came in, for connections still there.
+    func deliverAPI() {
+        for event in apiInbox.take() {
+            switch event {
+            case .answer(let connection, let token, let answer):
+                guard loop.apiWaiting[connection] == token, let wsi = OpaquePointer(bitPattern: connection) else {
+                    if case .stream(let stream, _) = answer.body { stream.cancel() }
+                    continue
+                }
+                loop.apiWaiting[connection] = nil
+                send(answer, on: wsi, token: token)
+            case .data(let connection, let token):
+                guard loop.apiStreams[connection]?.token == token, let wsi = OpaquePointer(bitPattern: connection) else { continue }
+                lws_callback_on_writable(wsi)
+            }
+        }
+    }
+
+    private func send(_ answer: APIAnswer, on wsi: OpaquePointer, token: UInt64) {
+        let headers = answer.headers + Self.corsHeaders
+        switch answer.body {
+        case .bytes(let bytes):
+            if respond(wsi, code: answer.status, type: answer.type, body: bytes, headers: headers, headOnly: answer.headOnly) < 0 {
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            }
+        case .stream(let stream, let length):
+            guard writeHead(wsi, code: answer.status, type: answer.type, length: Int(length), headers: headers) else {
+                stream.cancel()
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                return
+            }
+            if answer.headOnly || length == 0 {
+                stream.cancel()
+                if lws_http_transaction_completed(wsi) != 0 { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC) }
+                return
+            }
+            let connection = key(wsi), inbox = apiInbox
+            loop.apiStreams[connection] = APIStreaming(token: token, stream: stream, remaining: length)
+            stream.attach { inbox.post(.data(connection: connection, token: token)) }
+            lws_callback_on_writable(wsi)
+        }
+    }
+
+    /// Writes what the stream has; nil when the connection has no stream.
+    func writeStream(_ wsi: OpaquePointer) -> Int32? {
+        guard var streaming = loop.apiStreams[key(wsi)] else { return nil }
+        guard let (bytes, ended) = streaming.stream.take(upTo: Self.apiChunk) else { return 0 }
+        let count = Int(min(Int64(bytes.count), streaming.remaining))
+        streaming.remaining -= Int64(count)
+        let last = streaming.remaining == 0
+        if count > 0 {
+            let pre = nimbus_lws_pre()
+            var buffer = [UInt8](repeating: 0, count: pre + count)
+            buffer.replaceSubrange(pre..<pre + count, with: bytes[..<count])
+            let written = buffer.withUnsafeMutableBufferPointer {
+                lws_write(wsi, $0.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            }
+            guard written == count else { return closeStream(wsi) }
+        }
+        if last {
+            streaming.stream.cancel()
+            loop.apiStreams[key(wsi)] = nil
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        }
+        // Ended short of its length (the source failed): closing tells the client.
+        if ended { return closeStream(wsi) }
+        loop.apiStreams[key(wsi)] = streaming
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    private func closeStream(_ wsi: OpaquePointer) -> Int32 {
+        loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
+        return -1
+    }
+
+    /// A connection closed: its request is forgotten and its stream's worker stops.
+    func apiClosed(_ wsi: OpaquePointer) {
+        loop.apiPending[key(wsi)] = nil
+        loop.apiWaiting[key(wsi)] = nil
+        loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
+    }
+
+    func cancelStreams() {
+        for streaming in loop.apiStreams.values { streaming.stream.cancel() }
+        loop.apiStreams = [:]
+    }
+
+    /// Every argument of the query string, in order (libwebsockets splits and decodes them).
+    private func uriArguments(_ wsi: OpaquePointer) -> [(name: String, value: String)] {
+        var arguments: [(name: String, value: String)] = []
+        var buffer = [CChar](repeating: 0, count: 8192)
+        var index: Int32 = 0
+        while index < 2048, lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) >= 0 {
+            let fragment = text(buffer)
+            if let equals = fragment.firstIndex(of: "=") {
+                arguments.append((String(fragment[..<equals]), String(fragment[fragment.index(after: equals)...])))
+            } else if !fragment.isEmpty {
+                arguments.append((fragment, ""))
+            }
+            index += 1
+        }
+        return arguments
+    }
+}
+
+/// `application/x-www-form-urlencoded`, as a form POST sends it.
+enum FormDecoding {
+    static func arguments(_ body: [UInt8]) -> [(name: String, value: String)] {
+        body.split(separator: UInt8(ascii: "&")).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func decode(_ bytes: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 2
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
