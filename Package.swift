@@ -120,11 +120,11 @@ let package = Package(
         .target(
             name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib"], resources: [.embedInCode("Assets")],
             swiftSettings: strict),
-        // Listeners, client sessions, the command table and its handlers.
         // The Subsonic / OpenSubsonic API for phone apps, over the web page's HTTP server.
         .target(
-            name: "NimbusSubsonic", dependencies: ["NimbusWeb", "NimbusLibrary", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            name: "NimbusSubsonic", dependencies: ["NimbusWeb", "NimbusCore", "NimbusLibrary", "NimbusInput", "NimbusModel", "NimbusSupport"],
             swiftSettings: strict),
+        // Listeners, client sessions, the command table and its handlers.
         .target(
             name: "NimbusServer",
             dependencies: [
@@ -139,7 +139,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
-                "NimbusArtwork", "NimbusPodcasts",
+                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),

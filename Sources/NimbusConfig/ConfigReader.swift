@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import NimbusModel
 import NimbusSupport
@@ -36,6 +37,18 @@ struct ConfigReader {
             case "audio_output": config.audioOutputs.append(block)
             case "cloud": config.cloudAccounts.append(block)
             case "web": config.web = try WebConfiguration.read(block, warnings: &warnings)
+            case "subsonic": config.subsonic = try SubsonicConfiguration.read(block, warnings: &warnings)
+            case "subsonic_user":
+                let home = home
+                let user = try SubsonicUserConfiguration.read(block, warnings: &warnings) { path in
+                    try? String(contentsOfFile: PathExpansion.expand(path, home: home), encoding: .utf8)
+                }
+                guard let user else { continue }
+                if config.subsonicUsers.contains(where: { $0.name == user.name }) {
+                    warn(block.location, "subsonic_user \"\(user.name)\" appears twice; the first is kept")
+                } else {
+                    config.subsonicUsers.append(user)
+                }
             case let name where Self.ignoredMPDBlocks.contains(name):
                 warn(block.location, "'\(name)' blocks are not supported by Nimbus; ignored")
             default:

@@ -71,6 +71,9 @@ public struct DaemonConfiguration: Sendable {
     public var audioOutputs: [ConfigBlock] = []
     public var cloudAccounts: [ConfigBlock] = []
     public var web = WebConfiguration()
+    public var subsonic = SubsonicConfiguration()
+    /// The `subsonic_user { }` blocks (users added at run time live in the state directory).
+    public var subsonicUsers: [SubsonicUserConfiguration] = []
     /// Problems worth a log line that do not stop the daemon (unknown keys, ignored options).
     public var warnings: [String] = []
 

@@ -44,6 +44,8 @@ public final class Daemon {
     private var announcer: ServiceAnnouncer?
     /// The web page's server; nil when `web { enabled "no" }` or it could not listen.
     private var web: WebServer?
+    /// The API on a port of its own (`subsonic { port … }`).
+    private var subsonicWeb: WebServer?
     /// After a clean shutdown (the executable exits here).
     private let onShutdown: @CoreActor () -> Void
 
@@ -205,6 +207,7 @@ public final class Daemon {
         announcer?.stop()
         podcasts.stop()
         web?.stop()
+        subsonicWeb?.stop()
         server.stop()
         offline.stop()
         credentialWatch?.stop()
@@ -248,7 +251,7 @@ public final class Daemon {
     /// The web page, on its own port: each of its WebSockets becomes an MPD session of this
     /// server through a socket pair (the page's end for the web thread, ours adopted here).
     private func startWebPage() {
-        guard configuration.web.enabled else { return }
+        guard configuration.web.enabled || configuration.subsonic.port != nil else { return }
         var settings = WebServer.Settings(
             addresses: configuration.web.addresses(mpd: configuration.bindAddresses), port: configuration.web.port,
             hosts: HostCheck(extraNames: configuration.web.hosts))
@@ -261,6 +264,16 @@ public final class Daemon {
         let covers = WebCovers(logger: logger.domain("web")) { @CoreActor in
             server.context.settings.defaultPermissions.contains(.read) ? (library.database, server.context.songs) : nil
         }
+        if configuration.subsonic.enabled {
+            let service = SubsonicSetup.service(
+                configuration: configuration, server: server, library: library, mounted: mounted, covers: covers, partitions: partitions,
+                logger: logger.domain("subsonic"))
+            settings.api = service.handler
+            if let port = configuration.subsonic.port {
+                subsonicWeb = SubsonicSetup.ownPort(port, settings: settings, configuration: configuration, logger: logger.domain("subsonic"))
+            }
+        }
+        guard configuration.web.enabled else { return }
         do {
             web = try WebServer(settings: settings, logger: logger.domain("web"), covers: covers.source) { peer in
                 var fds: [Int32] = [-1, -1]

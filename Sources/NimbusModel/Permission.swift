@@ -33,4 +33,10 @@ public struct Permission: OptionSet, Sendable, Hashable {
         }
         self = result
     }
+
+    /// The config names, comma-separated (`read,add,player`): what `init(parsing:)` reads back.
+    public var names: String {
+        [(Permission.read, "read"), (.add, "add"), (.player, "player"), (.control, "control"), (.admin, "admin")]
+            .filter { contains($0.0) }.map(\.1).joined(separator: ",")
+    }
 }

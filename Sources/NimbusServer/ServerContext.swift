@@ -61,6 +61,8 @@ public final class ServerContext {
     public let accounts: (any AccountControl)?
     public let offline: OfflineDownloads?
     public let podcasts: (any PodcastControl)?
+    /// The phone API's users and keys; nil while the API is off (its commands are then hidden).
+    public var apiUsers: (any APIUserControl)?
     /// Keeps the pins' song lists current as the database and the playlists change.
     private(set) var pinSync: PinSync?
     let shutdown: @CoreActor () -> Void

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusCore
 import NimbusInput
 import NimbusLibrary
 import NimbusModel
@@ -19,17 +20,23 @@ public struct SubsonicBackend: Sendable {
     public var open: @Sendable (String) throws -> any NimbusInput.InputStream
     /// A cover as JPEG scaled to `size` (nil: the original bytes, `size` 0), or nil for none.
     /// Blocking; called on a worker.
-    public var cover: @Sendable (_ songURI: String, _ size: Int) -> [UInt8]?
+    public var cover: @Sendable (_ database: Database, _ songURI: String, _ size: Int) -> [UInt8]?
     /// Starts an `update` (hops to the core loop); scanning state and songs in the database.
     public var startScan: @Sendable () async -> Void
     public var scanning: @Sendable () async -> Bool
     /// The URI of the box's playing song, if any.
     public var playing: @Sendable () async -> String?
+    /// Stars, ratings and plays (MPD's sticker table).
+    public var stickers: SubsonicStickers = .none
+    /// MPD's stored playlists (nil without a playlist directory). Blocking file work: workers only.
+    public var playlists: PlaylistStore?
+    /// Raises idle events on the MPD port (`stored_playlist` after a playlist edit).
+    public var emit: @Sendable (IdleEvents) async -> Void = { _ in }
 
     public init(
         database: @escaping @Sendable () async -> Database, mountOf: @escaping @Sendable (String) -> String?,
         mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
-        cover: @escaping @Sendable (String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
+        cover: @escaping @Sendable (Database, String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
         scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
     ) {
         self.database = database
@@ -63,9 +70,14 @@ public final class SubsonicService: Sendable {
     /// Phones streaming now, for `getNowPlaying`.
     let streaming = Mutex<[Int: (user: String, song: String, client: String, since: Date)]>([:])
     let streamCounter = Atomic<Int>(0)
+    /// What phones said they are playing (`scrobble` with `submission=false`).
+    let nowPlayingNotes = Mutex<[(user: String, song: String, client: String, since: Date)]>([])
 
-    public init(users: [SubsonicUser], backend: SubsonicBackend, serverVersion: String, logger: Logger) {
-        signIn = SubsonicSignIn(users: users)
+    public let accounts: SubsonicAccounts
+
+    public init(accounts: SubsonicAccounts, backend: SubsonicBackend, serverVersion: String, logger: Logger) {
+        self.accounts = accounts
+        signIn = accounts.signIn
         self.backend = backend
         self.serverVersion = serverVersion
         self.logger = logger
@@ -179,6 +191,7 @@ struct SubsonicCall {
     let request: APIRequest
     let database: Database
     let format: SubsonicFormat
+    let state = CallState()
     var library: SubsonicLibrary { service.library(database) }
     var backend: SubsonicBackend { service.backend }
 
@@ -199,6 +212,8 @@ struct SubsonicCall {
 extension SubsonicService {
     static let endpoints: [String: SubsonicEndpoint] = browsingEndpoints.merging(searchEndpoints) { a, _ in a }
         .merging(mediaEndpoints) { a, _ in a }
+        .merging(annotationEndpoints) { a, _ in a }.merging(playlistEndpoints) { a, _ in a }.merging(listEndpoints) { a, _ in a }
+        .merging(folderEndpoints) { a, _ in a }.merging(userEndpoints) { a, _ in a }
 }
 
 /// What an endpoint answers: content for the `subsonic-response`, or HTTP of its own

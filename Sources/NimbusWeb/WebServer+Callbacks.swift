@@ -10,7 +10,8 @@ extension WebServer {
         case LWS_CALLBACK_HTTP:
             let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
             // The API answers phones by any name (its sign-in is its guard), the page only its own.
-            return Self.isAPIPath(path) ? apiRequest(wsi, path: path) : request(wsi, path: path)
+            if Self.isAPIPath(path) { return apiRequest(wsi, path: path) }
+            return settings.apiOnly ? status(wsi, 404, "Not found") : request(wsi, path: path)
         case LWS_CALLBACK_HTTP_BODY:
             return apiBody(wsi, input, length)
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
@@ -25,7 +26,7 @@ extension WebServer {
             sendCovers()
             deliverAPI()
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            return mayOpenSocket(wsi) ? 0 : 1
+            return !settings.apiOnly && mayOpenSocket(wsi) ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
             return opened(wsi)
         case LWS_CALLBACK_RECEIVE:

@@ -10,6 +10,11 @@ public struct CoverRequest: Sendable, Hashable {
     /// The longer side in pixels the page shows it at (device pixels).
     public var size: Int
 
+    public init(uri: String, size: Int) {
+        self.uri = uri
+        self.size = size
+    }
+
     /// The request's query string, or nil when it names nothing.
     init?(arguments: [String: String]) {
         uri = arguments["uri"]

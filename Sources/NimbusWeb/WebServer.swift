@@ -25,6 +25,8 @@ public final class WebServer: Sendable {
         public var version = ""
         /// What answers `/rest/` (the Subsonic API); nil: 404 there.
         public var api: APIHandler?
+        /// Only `/rest/`: the API on a port of its own, without the page or its WebSockets.
+        public var apiOnly = false
 
         public init(addresses: [String], port: Int, hosts: HostCheck) {
             self.addresses = addresses

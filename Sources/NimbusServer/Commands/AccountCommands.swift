@@ -22,7 +22,7 @@ enum AccountCommands {
     ]
 
     /// Arguments whose values are secrets, masked in the verbose log.
-    nonisolated static let secretArguments: [String: Int] = ["signinpassword": 1, "signincode": 1]
+    nonisolated static let secretArguments: [String: Int] = ["signinpassword": 1, "signincode": 1, "subsonicuseradd": 1]
 
     static func control(_ call: CommandCall) throws -> any AccountControl {
         guard let control = call.context.accounts else { throw ProtocolError(.unknown, "No cloud accounts") }

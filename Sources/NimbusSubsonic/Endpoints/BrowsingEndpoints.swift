@@ -14,9 +14,12 @@ extension SubsonicService {
             },
             "getOpenSubsonicExtensions": SubsonicEndpoint(needsSignIn: false) { _ throws(SubsonicError) in
                 var list = SubsonicNode("openSubsonicExtensions-holder")
-                var formPost = SubsonicNode("openSubsonicExtensions", [("name", .string("formPost"))])
-                formPost.values = [("versions", [.int(1)])]
-                list.add(list: "openSubsonicExtensions", [formPost])
+                let extensions = ["formPost", "apiKeyAuthentication"].map { name in
+                    var node = SubsonicNode("openSubsonicExtensions", [("name", .string(name))])
+                    node.values = [("versions", [.int(1)])]
+                    return node
+                }
+                list.add(list: "openSubsonicExtensions", extensions)
                 return .nodes(list)
             },
             "getMusicFolders": SubsonicEndpoint { call throws(SubsonicError) in
@@ -40,7 +43,7 @@ extension SubsonicService {
                 let indexes = groups.keys.sorted().map { letter in
                     var node = SubsonicNode("index", [("name", .string(letter))])
                     let members = groups[letter]!.sorted { sortName(library.artists[$0].name) < sortName(library.artists[$1].name) }
-                    node.add(list: "artist", members.map { SongFields.artist($0, in: library) })
+                    node.add(list: "artist", members.map { call.artist($0) })
                     return node
                 }
                 artists.add(list: "index", indexes)
@@ -51,8 +54,8 @@ extension SubsonicService {
                 guard let entry = library.artist(try call.arguments.required("id")), let at = library.artistIndex[entry.id] else {
                     throw .notFound("Artist")
                 }
-                var node = SongFields.artist(at, in: library)
-                node.add(list: "album", entry.albums.map { SongFields.album($0, in: library) })
+                var node = call.artist(at)
+                node.add(list: "album", entry.albums.map { call.album($0) })
                 return .node(node)
             },
             "getAlbum": SubsonicEndpoint { call throws(SubsonicError) in
@@ -60,14 +63,14 @@ extension SubsonicService {
                 guard let entry = library.album(try call.arguments.required("id")), let at = library.albumIndex[entry.id] else {
                     throw .notFound("Album")
                 }
-                var node = SongFields.album(at, in: library)
-                node.add(list: "song", entry.songs.map { SongFields.song(library.songs[$0], in: library) })
+                var node = call.album(at)
+                node.add(list: "song", entry.songs.map { call.song(library.songs[$0]) })
                 return .node(node)
             },
             "getSong": SubsonicEndpoint { call throws(SubsonicError) in
                 let library = call.library
                 guard let entry = library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
-                return .node(SongFields.song(entry, in: library))
+                return .node(call.song(entry))
             },
             "getGenres": SubsonicEndpoint { call throws(SubsonicError) in
                 let library = call.library

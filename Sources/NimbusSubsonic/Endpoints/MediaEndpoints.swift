@@ -22,7 +22,7 @@ extension SubsonicService {
                 } else if let artist = library.artist(id), let album = artist.albums.first, let first = library.albums[album].songs.first {
                     uri = library.songs[first].uri
                 }
-                guard let uri, let jpeg = call.backend.cover(uri, size) else { throw .notFound("Cover art") }
+                guard let uri, let jpeg = call.backend.cover(call.database, uri, size) else { throw .notFound("Cover art") }
                 let etag = "\"\(id)-\(size)-\(library.updated)\""
                 if call.request.headers["if-none-match"] == etag {
                     return .http(APIAnswer(status: 304, type: "image/jpeg", headers: [("etag:", etag)], body: .bytes([])))

@@ -27,7 +27,7 @@ extension SubsonicService {
                     return true
                 }
                 var node = SubsonicNode("randomSongs")
-                node.add(list: "song", matching.shuffled().prefix(size).map { SongFields.song(library.songs[$0], in: library) })
+                node.add(list: "song", matching.shuffled().prefix(size).map { call.song(library.songs[$0]) })
                 return .node(node)
             },
         ]
@@ -56,19 +56,19 @@ extension SubsonicService {
             select(library.artists.count, artists) { index in
                 if let folder, !library.artists[index].albums.contains(where: { library.albums[$0].folders.contains(folder) }) { return false }
                 return text.map { SearchText.matches($0.artists[index], words) } ?? true
-            }.map { SongFields.artist($0, in: library) })
+            }.map { call.artist($0) })
         result.add(
             list: "album",
             select(library.albums.count, albums) { index in
                 if let folder, !library.albums[index].folders.contains(folder) { return false }
                 return text.map { SearchText.matches($0.albums[index], words) } ?? true
-            }.map { SongFields.album($0, in: library) })
+            }.map { call.album($0) })
         result.add(
             list: "song",
             select(library.songs.count, songs) { index in
                 if let folder, library.songs[index].folder != folder { return false }
                 return text.map { SearchText.matches($0.songs[index], words) } ?? true
-            }.map { SongFields.song(library.songs[$0], in: library) })
+            }.map { call.song(library.songs[$0]) })
         return result
     }
 
@@ -112,13 +112,24 @@ extension SubsonicService {
             let genre = try arguments.required("genre")
             order = order.filter { albums[$0].songs.contains { library.songs[$0].song.tag.values(.genre).contains(genre) } }
         case "highest", "frequent", "recent", "starred":
-            // Ratings, plays and stars are not kept yet: nothing qualifies.
-            order = []
+            // From the stickers: the album's own rating and star, its songs' plays.
+            let annotations = call.annotations
+            let notes = Dictionary(uniqueKeysWithValues: order.map { ($0, annotations.album($0, in: library)) })
+            switch type {
+            case "highest":
+                order = order.filter { notes[$0]!.rating != nil }.sorted { (notes[$0]!.rating!, $1) > (notes[$1]!.rating!, $0) }
+            case "frequent":
+                order = order.filter { notes[$0]!.playCount > 0 }.sorted { (notes[$0]!.playCount, $1) > (notes[$1]!.playCount, $0) }
+            case "recent":
+                order = order.filter { notes[$0]!.lastPlayed != nil }.sorted { (notes[$0]!.lastPlayed!, $1) > (notes[$1]!.lastPlayed!, $0) }
+            default:
+                order = order.filter { notes[$0]!.starred }.sorted { sortName(albums[$0].name) < sortName(albums[$1].name) }
+            }
         default:
             throw SubsonicError(0, "Unknown list type: \(type.prefix(32))")
         }
         var node = SubsonicNode(name)
-        node.add(list: "album", order.dropFirst(offset).prefix(size).map { SongFields.album($0, in: library) })
+        node.add(list: "album", order.dropFirst(offset).prefix(size).map { call.album($0) })
         return node
     }
 }

@@ -52,8 +52,13 @@ public final class SubsonicLibrary: Sendable {
     public let updated: Int64
 
     /// `folderOf`: the music folder of a URI (its mount, or nil for the music directory).
+    /// The folder tree, for `getIndexes` and `getMusicDirectory`.
+    public let root: LibraryDirectory
+    private let directoryPaths = Mutex<[String: String]?>(nil)
+
     public init(_ database: Database, folderOf: (String) -> String?) {
         updated = database.updated
+        root = database.root
         var songs: [SongEntry] = []
         songs.reserveCapacity(database.statistics.songs)
         var albumKeys: [String: Int] = [:]
@@ -158,6 +163,20 @@ public final class SubsonicLibrary: Sendable {
         let made = Haystacks(artists: artists, albums: albums, songs: songs)
         haystacks.withLock { $0 = made }
         return made
+    }
+
+    /// The path a directory id names (made on first use: folder browsing is rare).
+    public func directoryPath(_ id: String) -> String? {
+        guard SubsonicIDs.isWellFormed(id, prefix: "d") else { return nil }
+        if let known = directoryPaths.withLock({ $0 }) { return known[id] }
+        var paths: [String: String] = [:]
+        func walk(_ directory: LibraryDirectory, _ path: String) {
+            paths[SubsonicIDs.directory(path)] = path
+            for child in directory.directories { walk(child, path.isEmpty ? child.name : path + "/" + child.name) }
+        }
+        walk(root, "")
+        directoryPaths.withLock { $0 = paths }
+        return paths[id]
     }
 
     public func song(_ id: String) -> SongEntry? {

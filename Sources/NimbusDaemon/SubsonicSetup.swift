@@ -1,0 +1,127 @@
+import Foundation
+import NimbusConfig
+import NimbusCore
+import NimbusInput
+import NimbusLibrary
+import NimbusModel
+import NimbusServer
+import NimbusSources
+import NimbusStickers
+import NimbusStorage
+import NimbusSubsonic
+import NimbusSupport
+import NimbusWeb
+
+/// The phone API put together: its users (config blocks and the run-time file beside the
+/// state file), and what it reads of the daemon — the database snapshot, songs opened
+/// through the storage (so cloud and share songs come through the range cache), covers as
+/// the page scales them, the stickers and the stored playlists.
+@CoreActor
+enum SubsonicSetup {
+    static func service(
+        configuration: DaemonConfiguration, server: Server, library: MusicLibrary, mounted: MountedStorage, covers: WebCovers,
+        partitions: PartitionSet, logger: Logger
+    ) -> SubsonicService {
+        let users = configuration.subsonicUsers.map { SubsonicUser(name: $0.name, password: $0.password, permissions: $0.permissions) }
+        let accounts = SubsonicAccounts(configured: users, file: configuration.stateFile + ".subsonic", logger: logger)
+        let context = server.context
+        let songs = context.songs
+        var backend = SubsonicBackend(
+            database: { @CoreActor in library.database },
+            mountOf: { uri in
+                let top = String(uri.prefix { $0 != "/" })
+                return top.count < uri.count && mounted.isMountPoint(top) ? top : nil
+            },
+            mounts: { mounted.mountNames },
+            open: { uri in
+                let stream = try songs.storage.open(uri, purpose: .playing)
+                // Cached bytes of a file replaced on the server are never sent as the new one.
+                try stream.confirmFreshness()
+                return stream
+            },
+            cover: { database, uri, size in
+                covers.cover(CoverRequest(uri: uri, size: size == 0 ? 1024 : size), database: database, songs: songs)
+            },
+            startScan: { @CoreActor in _ = try? library.update("") },
+            scanning: { @CoreActor in library.updatingJobID != nil },
+            playing: { @CoreActor in
+                let partition = partitions.defaultPartition
+                return partition.state == .stop ? nil : partition.currentItem?.song.uri
+            })
+        backend.playlists = context.playlists
+        backend.emit = { @CoreActor events in context.idle.emit(events) }
+        backend.stickers = SubsonicStickers(
+            read: { @CoreActor type, names in
+                guard let store = context.stickers else { return [:] }
+                var result: [String: [String: String]] = [:]
+                for name in names {
+                    for (uri, value) in (try? store.find(type: type, prefix: "", name: name)) ?? [] { result[uri, default: [:]][name] = value }
+                }
+                return result
+            },
+            change: { @CoreActor changes in
+                guard let store = context.stickers else { return "Stickers are not enabled (no sticker_file)" }
+                do throws(StickerStore.Failure) {
+                    for change in changes {
+                        switch change {
+                        case .set(let type, let uri, let name, let value): try store.set(type: type, uri: uri, name: name, value: value)
+                        case .add(let type, let uri, let name, let by): try store.add(type: type, uri: uri, name: name, value: String(by))
+                        case .delete(let type, let uri, let name): _ = try store.delete(type: type, uri: uri, name: name)
+                        }
+                    }
+                } catch {
+                    logger.error("stickers: \(error.description)")
+                    return "Cannot store the change"
+                }
+                context.idle.emit(.sticker)
+                return nil
+            })
+        let service = SubsonicService(accounts: accounts, backend: backend, serverVersion: Version.string, logger: logger)
+        context.apiUsers = APIUsers(accounts: accounts)
+        return service
+    }
+
+    /// `/rest/` alone on `subsonic { port … }` (the page and its WebSockets are not there).
+    static func ownPort(_ port: Int, settings page: WebServer.Settings, configuration: DaemonConfiguration, logger: Logger) -> WebServer? {
+        let addresses = configuration.subsonic.bindAddresses ?? configuration.web.addresses(mpd: configuration.bindAddresses)
+        var settings = WebServer.Settings(addresses: addresses, port: port, hosts: page.hosts)
+        settings.version = page.version
+        settings.api = page.api
+        settings.apiOnly = true
+        do {
+            let server = try WebServer(settings: settings, logger: logger, covers: nil) { _ in nil }
+            logger.notice("Subsonic API on \(server.listeningOn.joined(separator: ", "))")
+            return server
+        } catch {
+            logger.error("Subsonic API port \(port): \(error); the API is served on the web page's port only")
+            return nil
+        }
+    }
+}
+
+/// The MPD-port commands' view of the API's users.
+@CoreActor
+final class APIUsers: APIUserControl {
+    let accounts: SubsonicAccounts
+    init(accounts: SubsonicAccounts) { self.accounts = accounts }
+
+    var users: [(name: String, permissions: Permission, configured: Bool, keys: [(id: String, label: String, created: Int64)])] {
+        accounts.listing.map { ($0.name, $0.permissions, $0.configured, $0.keys) }
+    }
+
+    func addUser(_ name: String, password: String, permissions: Permission) throws(APIUserFailure) {
+        do { try accounts.addUser(name, password: password, permissions: permissions) } catch { throw APIUserFailure(error.description) }
+    }
+
+    func removeUser(_ name: String) throws(APIUserFailure) {
+        do { try accounts.removeUser(name) } catch { throw APIUserFailure(error.description) }
+    }
+
+    func addKey(user: String, label: String) throws(APIUserFailure) -> (id: String, key: String) {
+        do { return try accounts.addKey(user: user, label: label) } catch { throw APIUserFailure(error.description) }
+    }
+
+    func removeKey(_ id: String) throws(APIUserFailure) {
+        do { try accounts.removeKey(id) } catch { throw APIUserFailure(error.description) }
+    }
+}
