@@ -24,6 +24,7 @@ run: release
 	./.build/release/nimbusd --no-daemon $(CONFIG)
 
 test: deps
+	@./scripts/install-python-clients
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 

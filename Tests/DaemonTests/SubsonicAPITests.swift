@@ -1,0 +1,133 @@
+import Foundation
+import NimbusHarness
+import XCTest
+
+/// The Subsonic API as phones meet it: real client libraries from PyPI (py-opensonic,
+/// knuckles) and curl against a running nimbusd — every answer checked against the
+/// OpenSubsonic definitions, a Symfonium-style full sync with the same ids after a restart
+/// and an update, the files' own bytes streamed, stars and playlists shared with MPD clients.
+final class SubsonicAPITests: XCTestCase {
+    var keep: [AnyObject] = []
+
+    override func tearDown() {
+        keep.removeAll()
+        super.tearDown()
+    }
+
+    static let user = "subsonic_user {\n    name \"anna\"\n    password \"sesame\"\n    permissions \"read,add,player,control\"\n}\n"
+    static var python: String { Fixtures.repositoryRoot + "/.build/subsonic-clients/bin/python3" }
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/subsonic_clients.py").path
+    }
+
+    /// A daemon on the fixture library with the page (and so `/rest/`) on `web` and one user.
+    func daemon(_ extra: String = "") throws -> (ServerProcess, web: Int, music: String) {
+        let scratch = TemporaryDirectory("nimbus-subsonic")
+        keep.append(scratch)
+        let music = try Fixtures.freshLibrary(in: scratch.path)
+        let web = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(web)\"\n}\n" + Self.user + extra, musicDirectory: music)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 12)
+        return (daemon, web, music)
+    }
+
+    func testRealClientsSeeTheLibraryAndKeepTheirIdsAcrossARestart() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.python), "scripts/install-python-clients has not run")
+        let (daemon, web, music) = try daemon()
+        let ids = TemporaryDirectory("nimbus-subsonic-ids")
+        keep.append(ids)
+        let output = try runTool(Self.python, [Self.script, String(web), "anna", "sesame", music, String(daemon.port), ids.file("first.json")])
+        XCTAssertTrue(output.hasSuffix("ALL OK\n"), output)
+        XCTAssertFalse(daemon.log.contains("sesame"), "a password reached the log")
+        XCTAssertFalse(daemon.log.contains("u=anna"), "a query string reached the log")
+
+        try daemon.restart()
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("update"), ["updating_db: 1", "OK"])
+        XCTAssertTrue(waitUntil(timeout: 30) { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
+        _ = try runTool(Self.python, [Self.script, String(web), "anna", "sesame", music, String(daemon.port), ids.file("again.json"), "sync"])
+        let first = try String(contentsOfFile: ids.file("first.json"), encoding: .utf8)
+        XCTAssertEqual(try String(contentsOfFile: ids.file("again.json"), encoding: .utf8), first, "ids changed across a restart and an update")
+        // Pinned: the id of a file is fixed forever (see SubsonicIDs).
+        XCTAssertTrue(first.contains("\"s45aabf16c2c18465\""), "the id of broken/truncated.flac changed: \(first)")
+    }
+
+    /// Status, lower-cased headers and body of one curl request.
+    func curl(_ url: String, _ options: [String] = []) throws -> (status: Int, headers: String, body: Data) {
+        let scratch = TemporaryDirectory("nimbus-subsonic-curl")
+        keep.append(scratch)
+        let headers = scratch.write("headers", ""), body = scratch.write("body", "")
+        let status = try runTool("curl", ["-s", "-o", body, "-D", headers, "-w", "%{http_code}"] + options + [url])
+        return (
+            Int(status) ?? 0, ((try? String(contentsOfFile: headers, encoding: .utf8)) ?? "").lowercased(),
+            FileManager.default.contents(atPath: body) ?? Data()
+        )
+    }
+
+    func json(_ data: Data) -> [String: Any] {
+        ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["subsonic-response"] as? [String: Any] ?? [:]
+    }
+
+    func code(_ data: Data) -> Int? { (json(data)["error"] as? [String: Any])?["code"] as? Int }
+
+    func testItsOwnPortBadInputAndUsersAddedAtRunTime() throws {
+        let api = freePort()
+        let (daemon, web, _) = try daemon("subsonic {\n    port \"\(api)\"\n}\n")
+        let base = "http://127.0.0.1:\(api)/rest/"
+        let auth = "u=anna&p=sesame&c=curl&f=json"
+        XCTAssertEqual(try curl(base + "ping?" + auth).status, 200)
+        XCTAssertEqual(json(try curl("http://127.0.0.1:\(web)/rest/ping.view?" + auth).body)["status"] as? String, "ok", "also on the page's port")
+        XCTAssertEqual(try curl("http://127.0.0.1:\(api)/").status, 404, "the API's own port serves no page")
+        XCTAssertEqual(code(try curl(base + "getSong?" + auth + "&id=..%2F..%2Fetc%2Fpasswd").body), 70)
+        XCTAssertEqual(code(try curl(base + "getSong?" + auth + "&id=a&id=b").body), 10, "a repeated parameter")
+        XCTAssertEqual(code(try curl(base + "search3?" + auth + "&query=%FF%FE").body), nil, "non-UTF-8 is searched, not a crash")
+        let unknown = try curl(base + "noSuchThing?" + auth)
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertEqual(json(unknown.body)["status"] as? String, "failed")
+        // A megabyte of form body is refused before it is read whole; the daemon goes on.
+        let scratch = TemporaryDirectory("nimbus-subsonic-body")
+        keep.append(scratch)
+        let big = scratch.write("body", auth + "&query=" + String(repeating: "x", count: 2 << 20))
+        XCTAssertEqual(try curl(base + "search3", ["--data-binary", "@" + big, "-H", "Content-Type: application/x-www-form-urlencoded"]).status, 413)
+        // A 60 kB query string is more than the 8 KiB of headers the server reads: the
+        // connection is refused (curl sees an empty reply) and nothing else is disturbed.
+        let long = scratch.write("long.curl", "url = \"\(base)search3?\(auth)&query=\(String(repeating: "y", count: 60_000))\"\n")
+        XCTAssertThrowsError(try runTool("curl", ["-s", "-f", "-o", "/dev/null", "-K", long]))
+        let preflight = try curl(base + "ping", ["-X", "OPTIONS", "-H", "Origin: http://phone.example", "-H", "Access-Control-Request-Method: GET"])
+        XCTAssertTrue([200, 204].contains(preflight.status), "CORS preflight: \(preflight.status)")
+        XCTAssertTrue(preflight.headers.contains("access-control-allow-origin: *"), preflight.headers)
+        XCTAssertEqual(json(try curl(base + "ping?" + auth).body)["status"] as? String, "ok", "still answering")
+
+        // Users and keys made on the MPD port (admin there), kept in a 0600 file, across a restart.
+        let client = try daemon.connect()
+        XCTAssertEqual(try client.request("subsonicuseradd bob \"hunter 2\" read"), ["OK"])
+        XCTAssertEqual(json(try curl(base + "ping?u=bob&p=hunter%202&f=json").body)["status"] as? String, "ok")
+        XCTAssertEqual(code(try curl(base + "star?u=bob&p=hunter%202&f=json&id=s0000000000000000").body), 50, "read only")
+        let made = try client.request("subsonickeyadd bob phone")
+        let key = try XCTUnwrap(made.first { $0.hasPrefix("key: ") }).dropFirst(5)
+        let id = try XCTUnwrap(made.first { $0.hasPrefix("id: ") }).dropFirst(4)
+        let token = try curl(base + "tokenInfo?apiKey=\(key)&f=json")
+        XCTAssertEqual((json(token.body)["tokenInfo"] as? [String: Any])?["username"] as? String, "bob")
+        XCTAssertFalse(try client.request("subsonicusers").joined().contains(String(key)), "a key is shown once")
+        XCTAssertTrue(try client.request("subsonicuserdelete anna").last?.hasPrefix("ACK") == true, "a configured user stays")
+        let file = daemon.directory.file("state.subsonic")
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        XCTAssertEqual(mode & 0o077, 0, "the users file is private")
+        XCTAssertFalse(try String(contentsOfFile: file, encoding: .utf8).contains(String(key)), "only the key's hash is kept")
+        XCTAssertFalse(daemon.log.contains("hunter"), "a password reached the log")
+        try daemon.restart()
+        XCTAssertEqual(json(try curl(base + "ping?apiKey=\(key)&f=json").body)["status"] as? String, "ok", "the key survived a restart")
+        let again = try daemon.connect()
+        XCTAssertEqual(try again.request("subsonickeydelete \(id)"), ["OK"])
+        XCTAssertEqual(code(try curl(base + "ping?apiKey=\(key)&f=json").body), 44, "a revoked key")
+        XCTAssertEqual(try again.request("subsonicuserdelete bob"), ["OK"])
+        XCTAssertEqual(code(try curl(base + "ping?u=bob&p=hunter%202&f=json").body), 40)
+    }
+
+    func testTheAPICanBeTurnedOff() throws {
+        let (_, web, _) = try daemon("subsonic {\n    enabled \"no\"\n}\n")
+        XCTAssertEqual(try curl("http://127.0.0.1:\(web)/rest/ping?u=anna&p=sesame").status, 404)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(web)/").status, 200, "the page is still there")
+    }
+}
