@@ -175,6 +175,7 @@ let package = Package(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusWebTests", dependencies: ["NimbusWeb"], swiftSettings: strict),
+        .testTarget(name: "NimbusSubsonicTests", dependencies: ["NimbusSubsonic", "NimbusModel", "NimbusSupport"], swiftSettings: strict),
         .testTarget(name: "NimbusArtworkTests", dependencies: ["NimbusArtwork", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusPodcastsTests", dependencies: ["NimbusPodcasts"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),
