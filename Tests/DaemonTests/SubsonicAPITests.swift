@@ -130,4 +130,56 @@ final class SubsonicAPITests: XCTestCase {
         XCTAssertEqual(try curl("http://127.0.0.1:\(web)/rest/ping?u=anna&p=sesame").status, 404)
         XCTAssertEqual(try curl("http://127.0.0.1:\(web)/").status, 200, "the page is still there")
     }
+
+    /// Phones that read slowly, never read, or hang up mid-song, while the box plays: every
+    /// frame of its song is heard in order, the MPD port keeps answering, and the API serves
+    /// the next phone when they are done.
+    func testStreamingPhonesNeverDisturbTheBoxsOwnPlayback() throws {
+        let music = TemporaryDirectory("nimbus-subsonic-playback")
+        try AudioFixtures.writeRampWAV(to: music.file("ramp.wav"), frames: 132_300)
+        try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", music.file("big.wav"), "synth", "60", "whitenoise", "vol", "0.3"])
+        let capture = ALSACapture(in: music)
+        let web = freePort()
+        let daemon = try ServerProcess(
+            .nimbus, config: ALSACapture.outputBlock() + "\nweb {\n    port \"\(web)\"\n}\n" + Self.user, musicDirectory: music.path,
+            environment: capture.environment)
+        keep += [music, daemon]
+        try daemon.waitForDatabase(songs: 2)
+        let big = "http://127.0.0.1:\(web)/rest/stream?u=anna&p=sesame&id=" + Self.songID("big.wav")
+        var phones: [Process] = []
+        for index in 0..<9 {
+            let phone = Process()
+            phone.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            // Three read slowly, three hang up after a second of reading, three hardly read at all.
+            switch index % 3 {
+            case 0: phone.arguments = ["-s", "-o", "/dev/null", "--limit-rate", "50k", big]
+            case 1: phone.arguments = ["-s", "-o", "/dev/null", "--limit-rate", "200k", "--max-time", "1", big]
+            default: phone.arguments = ["-s", "-o", "/dev/null", "--limit-rate", "1", big]
+            }
+            try phone.run()
+            phones.append(phone)
+        }
+        defer { for phone in phones where phone.isRunning { phone.terminate() } }
+        let client = try daemon.connect()
+        for command in ["add ramp.wav", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
+        var slowest = 0.0
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 30), "playback did not end")
+        XCTAssertTrue(phones[0].isRunning && phones[2].isRunning, "the slow phones were streaming all along")
+        for _ in 0..<20 {
+            let start = Date()
+            XCTAssertEqual(try client.request("status").last, "OK")
+            slowest = max(slowest, Date().timeIntervalSince(start))
+        }
+        XCTAssertLessThan(slowest, 1, "the MPD port waited on the phones")
+        XCTAssertTrue(AudioFixtures.rampIndices(capture.bytes).elementsEqual(0..<132_300), "every frame, in order, once")
+        let ping = try runTool("curl", ["-s", "-m", "10", "http://127.0.0.1:\(web)/rest/ping?u=anna&p=sesame&f=json"])
+        XCTAssertTrue(ping.contains("\"ok\""), ping)
+    }
+
+    /// The id scheme (SubsonicIDs), computed independently: "s" + the first 16 hex digits of
+    /// MD5("song" NUL uri).
+    static func songID(_ uri: String) -> String {
+        let script = "import hashlib,sys;print(hashlib.md5(b'song\\0' + sys.argv[1].encode()).hexdigest()[:16])"
+        return "s" + ((try? runTool("/usr/bin/python3", ["-c", script, uri])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

@@ -136,11 +136,11 @@ final class WebPageTests: XCTestCase {
         XCTAssertEqual(try daemon.connect().request("ping"), ["OK"], "the daemon is unharmed")
     }
 
-    /// Seeded mutations of HTTP requests, WebSocket handshakes and frames (`make fuzz` sends
+    /// Seeded mutations of HTTP requests (the page's and `/rest/`'s), WebSocket handshakes and frames (`make fuzz` sends
     /// more: NIMBUS_WEB_FUZZ_CASES): each is refused or answered on its own connection, and the
     /// page, its WebSocket and the MPD port all still answer.
     func testMutatedRequestsAndFramesHarmNothing() throws {
-        let (daemon, port) = try daemon()
+        let (daemon, port) = try daemon(SubsonicAPITests.user)
         let environment = ProcessInfo.processInfo.environment
         let cases = Int(environment["NIMBUS_WEB_FUZZ_CASES"] ?? "") ?? 200
         let seed = environment["NIMBUS_FUZZ_SEED"] ?? "25"
@@ -151,6 +151,7 @@ final class WebPageTests: XCTestCase {
         XCTAssertGreaterThan(result["answered"] as? Int ?? 0, 0, "some mutations are still requests worth an answer")
         XCTAssertEqual(result["pageServed"] as? Bool, true, "seed \(seed): the page is still served")
         XCTAssertEqual(result["websocket"] as? Bool, true, "seed \(seed): the WebSocket still carries MPD")
+        XCTAssertEqual(result["api"] as? Bool, true, "seed \(seed): the Subsonic API still answers")
         XCTAssertEqual(try daemon.connect().request("ping"), ["OK"])
         XCTAssertFalse(daemon.log.contains("fatal") || daemon.log.contains("Fatal"), daemon.log)
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Seeded mutations of what reaches the web port: HTTP requests, WebSocket handshakes and
-frames (flipped bytes, cut short, repeated, huge declared lengths, reserved bits and opcodes).
+"""Seeded mutations of what reaches the web port: HTTP requests (the page's and the Subsonic
+API's under /rest/), WebSocket handshakes and frames (flipped bytes, cut short, repeated, huge declared lengths, reserved bits and opcodes).
 
 Usage: web_fuzz.py HOST PORT SEED CASES
 Each case is one connection that sends its bytes and reads whatever comes back for a moment.
@@ -25,6 +25,15 @@ REQUESTS = [
     b"GET /cover?album=First%%20Light&artist=Alpha%%20Band&size=256 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port,
     b"HEAD /about.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello",
+    # The Subsonic API (the test daemon has the user anna): GET, form POST, ranges, every kind of id.
+    b"GET /rest/search3.view?u=anna&p=sesame&f=json&query=%%22%%22&songCount=500 HTTP/1.1\r\nHost: phone\r\n\r\n",
+    b"GET /rest/getAlbumList2?u=anna&p=enc:736573616d65&type=newest&size=5&f=xml HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /rest/stream?u=anna&p=sesame&id=s45aabf16c2c18465 HTTP/1.1\r\nHost: x\r\nRange: bytes=100-200\r\n\r\n",
+    b"GET /rest/getCoverArt?u=anna&p=sesame&id=ac2b40bda1e814478&size=64 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /rest/getMusicDirectory?u=anna&p=sesame&id=d7436f068439ea00a&f=jsonp&callback=cb HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST /rest/getAlbum HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 48\r\n\r\n"
+    b"u=anna&p=sesame&f=json&id=ac2b40bda1e814478&x=1",
+    b"OPTIONS /rest/ping HTTP/1.1\r\nHost: x\r\nOrigin: http://a\r\nAccess-Control-Request-Method: POST\r\n\r\n",
 ]
 
 
@@ -138,4 +147,17 @@ def websocket_answers():
         return data.endswith(b"OK\n")
 
 
-print(json.dumps({"cases": cases, "answered": answered, "pageServed": page_served(), "websocket": websocket_answers()}))
+def api_answers():
+    with socket.create_connection((host, port), timeout=5) as connection:
+        connection.sendall(b"GET /rest/ping?u=anna&p=sesame&f=json HTTP/1.1\r\nHost: phone\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data.startswith(b"HTTP/1.1 200") and b'"status":"ok"' in data
+
+
+print(json.dumps({"cases": cases, "answered": answered, "pageServed": page_served(), "websocket": websocket_answers(),
+                  "api": api_answers()}))
