@@ -27,7 +27,6 @@ enum SubsonicSetup {
         let context = server.context
         let songs = context.songs
         var backend = SubsonicBackend(
-            database: { @CoreActor in library.database },
             mountOf: { uri in
                 let top = String(uri.prefix { $0 != "/" })
                 return top.count < uri.count && mounted.isMountPoint(top) ? top : nil
@@ -76,8 +75,10 @@ enum SubsonicSetup {
                 context.idle.emit(.sticker)
                 return nil
             })
-        let service = SubsonicService(accounts: accounts, backend: backend, serverVersion: Version.string, logger: logger)
+        let service = SubsonicService(
+            accounts: accounts, backend: backend, database: library.database, serverVersion: Version.string, logger: logger)
         context.apiUsers = APIUsers(accounts: accounts)
+        context.idle.add(SubsonicWatch(service: service, library: library))
         return service
     }
 
@@ -96,6 +97,27 @@ enum SubsonicSetup {
             logger.error("Subsonic API port \(port): \(error); the API is served on the web page's port only")
             return nil
         }
+    }
+}
+
+/// Hands the API each new database and tells it when stickers changed, as the idle bus
+/// reports them to MPD clients.
+@CoreActor
+final class SubsonicWatch: IdleListener {
+    let service: SubsonicService
+    /// Weak: the idle bus may outlive an in-process daemon's library.
+    weak var library: MusicLibrary?
+
+    init(service: SubsonicService, library: MusicLibrary) {
+        self.service = service
+        self.library = library
+    }
+
+    var idlePartition: String { "default" }
+
+    func idleEventsOccurred(_ events: IdleEvents) {
+        if events.contains(.database), let library { service.databaseChanged(library.database) }
+        if events.contains(.sticker) { service.stickersChanged() }
     }
 }
 

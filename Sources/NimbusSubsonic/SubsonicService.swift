@@ -9,8 +9,6 @@ import Synchronization
 
 /// What the API needs of the daemon, each call on the thread the comment says.
 public struct SubsonicBackend: Sendable {
-    /// The current database snapshot (hops to the core loop).
-    public var database: @Sendable () async -> Database
     /// The mount a URI is on (nil: the music directory itself). Any thread.
     public var mountOf: @Sendable (String) -> String?
     /// The mounts (cloud accounts, shares, podcasts), by name. Any thread.
@@ -34,12 +32,11 @@ public struct SubsonicBackend: Sendable {
     public var emit: @Sendable (IdleEvents) async -> Void = { _ in }
 
     public init(
-        database: @escaping @Sendable () async -> Database, mountOf: @escaping @Sendable (String) -> String?,
+        mountOf: @escaping @Sendable (String) -> String?,
         mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
         cover: @escaping @Sendable (Database, String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
         scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
     ) {
-        self.database = database
         self.mountOf = mountOf
         self.mounts = mounts
         self.open = open
@@ -64,6 +61,13 @@ public final class SubsonicService: Sendable {
     private let workers: OperationQueue
     /// Streams and downloads: each holds a thread while its client reads, so they have their own bound.
     let streamers: OperationQueue
+    /// The daemon's current database, handed over as each one is installed (so a request
+    /// needs no hop to the core loop to find it).
+    private let current: Mutex<Database>
+    /// Bumped whenever stickers may have changed (here or on the MPD port): the annotations
+    /// read for one request serve the next ones until then.
+    private let stickerGeneration = Atomic<Int>(0)
+    private let annotationCache = Mutex<(generation: Int, snapshot: AnnotationSnapshot)?>(nil)
     /// The library index of the latest database seen, built once per snapshot.
     private let index = Mutex<(database: ObjectIdentifier, library: SubsonicLibrary)?>(nil)
     private let building = NSLock()
@@ -75,8 +79,9 @@ public final class SubsonicService: Sendable {
 
     public let accounts: SubsonicAccounts
 
-    public init(accounts: SubsonicAccounts, backend: SubsonicBackend, serverVersion: String, logger: Logger) {
+    public init(accounts: SubsonicAccounts, backend: SubsonicBackend, database: Database, serverVersion: String, logger: Logger) {
         self.accounts = accounts
+        current = Mutex(database)
         signIn = accounts.signIn
         self.backend = backend
         self.serverVersion = serverVersion
@@ -95,12 +100,31 @@ public final class SubsonicService: Sendable {
             // Repeated failed sign-ins from this address wait before they are looked at —
             // on a timer, not on a worker, so guessing cannot hold up other phones.
             let delay = signIn.delay(for: request.peer)
+            guard delay > 0 else {
+                return workers.addOperation { answer(self.answer(request, database: self.database)) }
+            }
             Task {
-                if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
-                let database = await backend.database()
-                workers.addOperation { answer(self.answer(request, database: database)) }
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                workers.addOperation { answer(self.answer(request, database: self.database)) }
             }
         }
+    }
+
+    var database: Database { current.withLock { $0 } }
+
+    /// A new database is in place (the daemon calls this as it installs one).
+    public func databaseChanged(_ database: Database) { current.withLock { $0 = database } }
+
+    /// Stickers may have changed (an MPD client's `sticker set`, or this API's own change).
+    public func stickersChanged() { stickerGeneration.add(1, ordering: .sequentiallyConsistent) }
+
+    /// The annotations as of now: those read last, unless stickers changed since.
+    func annotations(read: () -> AnnotationSnapshot) -> AnnotationSnapshot {
+        let generation = stickerGeneration.load(ordering: .sequentiallyConsistent)
+        if let cached = annotationCache.withLock({ $0 }), cached.generation == generation { return cached.snapshot }
+        let snapshot = read()
+        annotationCache.withLock { $0 = (generation, snapshot) }
+        return snapshot
     }
 
     /// The library index for `database`, built at most once per snapshot.

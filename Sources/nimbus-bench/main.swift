@@ -50,6 +50,12 @@ do {
             try ScaleBenchmarks(songs: songs, quick: quick).run(into: &report)
         }
     }
+    if wanted("subsonic") {
+        let given = arguments.firstIndex(of: "--songs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil }
+        for songs in given.map({ [$0] }) ?? (quick ? [1000] : [5000, 50_000]) {
+            notes += try SubsonicBenchmarks(songs: songs, quick: quick).run(into: &report)
+        }
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }

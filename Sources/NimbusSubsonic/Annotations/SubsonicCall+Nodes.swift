@@ -5,7 +5,7 @@ extension SubsonicCall {
     var annotations: AnnotationSnapshot {
         if let known = state.annotations { return known }
         let stickers = backend.stickers
-        let read = blocking { await AnnotationSnapshot.read(stickers) }
+        let read = service.annotations { blocking { await AnnotationSnapshot.read(stickers) } }
         state.annotations = read
         return read
     }

@@ -96,7 +96,9 @@ extension SubsonicCall {
 
     func change(_ changes: [StickerChange]) throws(SubsonicError) -> SubsonicReply {
         let stickers = backend.stickers
-        if let failure = blocking({ await stickers.change(changes) }) { throw SubsonicError(0, failure) }
+        let failure = blocking { await stickers.change(changes) }
+        service.stickersChanged()
+        if let failure { throw SubsonicError(0, failure) }
         return .node(nil)
     }
 }

@@ -1,0 +1,181 @@
+import Foundation
+import FoundationNetworking
+import NimbusHarness
+
+/// Issue 33's figures for the Subsonic API: a Symfonium-style full sync of the generated
+/// library (`search3` with `query=""`, 500 a page: artists, albums, songs; then `getAlbum` for
+/// every album) against MPD's `listallinfo` of the same library in the same run, the slowest
+/// page, VmRSS after the sync against before; `download` of a local 100 MB file against nginx
+/// serving it; the time to the first byte of `stream` for a cached cloud song.
+struct SubsonicBenchmarks {
+    let songs: Int
+    let quick: Bool
+    static let user = "subsonic_user {\n    name \"bench\"\n    password \"bench\"\n}\n"
+
+    func run(into report: inout BenchReport) throws -> [String] {
+        let cpu = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 1 : 0
+        report.section("Subsonic API, \(songs) songs")
+        let corpus = TemporaryDirectory("nimbus-corpus-subsonic")
+        try runTool("/usr/bin/python3", [Fixtures.repositoryRoot + "/scripts/make-corpus", corpus.path, String(songs), "1"])
+        let web = freePort()
+        let nimbus = try ServerProcess(
+            .nimbus, config: "web {\n    port \"\(web)\"\n}\n" + Self.user + "max_output_buffer_size \"262144\"", cpu: cpu,
+            musicDirectory: corpus.path)
+        let mpd = try ServerProcess(.mpd, config: "max_output_buffer_size \"262144\"", cpu: cpu, musicDirectory: corpus.path)
+        for daemon in [nimbus, mpd] { try daemon.waitForDatabase(songs: songs, timeout: 1800) }
+        let http = APIClient(port: web)
+        _ = try http.get("ping")
+        let before = ProcessStats.memory(nimbus.process.processIdentifier).rss
+        var sync: [Double] = [], slowest = 0.0, synced = 0
+        var listing: [Double] = []
+        for _ in 0..<(quick ? 1 : 3) {
+            let (time, page, count) = try fullSync(http)
+            sync.append(time)
+            slowest = max(slowest, page)
+            synced = count
+            let client = try mpd.connect(timeout: 120)
+            listing.append(try seconds { _ = try client.request("listallinfo") } * 1000)
+        }
+        let after = ProcessStats.memory(nimbus.process.processIdentifier).rss
+        report.add(Figure(name: "full sync vs MPD listallinfo", unit: "ms", nimbus: median(sync), mpd: median(listing), better: .lower, goal: 2))
+        var notes = [
+            String(format: "subsonic, %d songs: full sync saw %d songs; slowest request %.1f ms (goal ≤ 50 ms); VmRSS %.1f → %.1f MiB after the syncs (%+.1f%%, goal ≤ +10%%)",
+                songs, synced, slowest, before / 1024, after / 1024, (after - before) / before * 100)
+        ]
+        nimbus.stop()
+        mpd.stop()
+        withExtendedLifetime(corpus) {}
+        guard songs == 5000 || quick else { return notes }
+        notes += try download(into: &report, cpu: cpu)
+        notes += try firstByte(cpu: cpu)
+        return notes
+    }
+
+    /// Milliseconds of the whole sync, of its slowest request, and the songs it saw.
+    private func fullSync(_ http: APIClient) throws -> (Double, Double, Int) {
+        var slowest = 0.0, songs = 0
+        var albums: [String] = []
+        let total = try seconds {
+            for (kind, count) in [("artist", "artistCount"), ("album", "albumCount"), ("song", "songCount")] {
+                var offset = 0
+                while true {
+                    var query = ["query": "\"\"", "artistCount": "0", "albumCount": "0", "songCount": "0"]
+                    query[count] = "500"
+                    query[kind + "Offset"] = String(offset)
+                    var answer: [String: Any] = [:]
+                    slowest = max(slowest, try seconds { answer = try http.get("search3", query) } * 1000)
+                    let items = ((answer["searchResult3"] as? [String: Any])?[kind] as? [[String: Any]]) ?? []
+                    if kind == "album" { albums += items.compactMap { $0["id"] as? String } }
+                    if kind == "song" { songs += items.count }
+                    if items.count < 500 { break }
+                    offset += 500
+                }
+            }
+            for album in albums {
+                slowest = max(slowest, try seconds { _ = try http.get("getAlbum", ["id": album]) } * 1000)
+            }
+        }
+        return (total * 1000, slowest, songs)
+    }
+
+    /// A local 100 MB file: `download` against nginx serving the same file, MB/s.
+    private func download(into report: inout BenchReport, cpu: Int) throws -> [String] {
+        guard WebDAVServer.available else { return ["subsonic download: nginx missing; skipped"] }
+        let music = TemporaryDirectory("nimbus-bench-download")
+        try runTool("sox", ["-D", "-n", "-r", "44100", "-c", "2", "-b", "16", music.file("big.wav"), "synth", quick ? "60" : "590", "whitenoise", "vol", "0.3"])
+        let web = freePort()
+        let nimbus = try ServerProcess(.nimbus, config: "web {\n    port \"\(web)\"\n}\n" + Self.user, cpu: cpu, musicDirectory: music.path)
+        try nimbus.waitForDatabase(songs: 1)
+        let nginx = try WebDAVServer(root: music.path, authenticated: false)
+        let id = try APIClient(port: web).songID("big.wav")
+        func speed(_ url: String) throws -> Double {
+            (Double(try runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{speed_download}", url])) ?? 0) / 1e6
+        }
+        var ours: [Double] = [], theirs: [Double] = []
+        for _ in 0..<(quick ? 1 : 3) {
+            ours.append(try speed("http://127.0.0.1:\(web)/rest/download?u=bench&p=bench&id=\(id)"))
+            theirs.append(try speed(nginx.url + "big.wav"))
+        }
+        report.add(Figure(name: "download 100 MB local file (nginx as MPD)", unit: "MB/s", nimbus: median(ours), mpd: median(theirs), better: .higher, goal: 0.9))
+        nimbus.stop()
+        return []
+    }
+
+    /// A cloud song read once (so it is whole in the range cache): time to the first byte of `stream`.
+    private func firstByte(cpu: Int) throws -> [String] {
+        guard WebDAVServer.available else { return [] }
+        let share = TemporaryDirectory("nimbus-bench-ttfb")
+        try FileManager.default.createDirectory(atPath: share.file("Band/Album"), withIntermediateDirectories: true)
+        try runTool("sox", ["-D", "-n", "-r", "44100", "-c", "2", "-b", "16", share.file("Band/Album/01.flac"), "synth", "30", "pinknoise", "vol", "0.3"])
+        let server = try WebDAVServer(root: share.path)
+        let secrets = TemporaryDirectory("nimbus-bench-secrets")
+        let web = freePort()
+        let config = """
+            web {
+                port "\(web)"
+            }
+            \(Self.user)
+            cloud {
+                name "dav"
+                type "webdav"
+                url "\(server.url)"
+                user "\(server.user)"
+                password_file "\(secrets.write("dav.password", server.password + "\n"))"
+            }
+            """
+        let nimbus = try ServerProcess(.nimbus, config: config, cpu: cpu)
+        try nimbus.waitForDatabase(songs: 1)
+        let id = try APIClient(port: web).songID("dav/Band/Album/01.flac")
+        let url = "http://127.0.0.1:\(web)/rest/stream?u=bench&p=bench&id=\(id)"
+        _ = try runTool("curl", ["-s", "-o", "/dev/null", url])
+        var times: [Double] = []
+        for _ in 0..<(quick ? 3 : 15) {
+            times.append((Double(try runTool("curl", ["-s", "-o", "/dev/null", "-w", "%{time_starttransfer}", url])) ?? 0) * 1000)
+        }
+        nimbus.stop()
+        withExtendedLifetime((server, share, secrets)) {}
+        return [String(format: "subsonic stream of a cached cloud song: first byte after %.1f ms, median of %d (goal ≤ 10 ms)", median(times), times.count)]
+    }
+
+    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+}
+
+/// JSON requests to `/rest/` on one keep-alive connection (URLSession), as an app makes them.
+final class APIClient {
+    let base: String
+    let session = URLSession(configuration: .ephemeral)
+
+    init(port: Int) { base = "http://127.0.0.1:\(port)/rest/" }
+
+    func get(_ endpoint: String, _ arguments: [String: String] = [:]) throws -> [String: Any] {
+        var components = URLComponents(string: base + endpoint)!
+        components.queryItems = [("u", "bench"), ("p", "bench"), ("f", "json"), ("c", "bench"), ("v", "1.16.1")].map { URLQueryItem(name: $0.0, value: $0.1) }
+            + arguments.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var body: Data?
+        session.dataTask(with: components.url!) { data, _, _ in
+            body = data
+            done.signal()
+        }.resume()
+        done.wait()
+        let root = (try? JSONSerialization.jsonObject(with: body ?? Data())) as? [String: Any]
+        guard let response = root?["subsonic-response"] as? [String: Any], response["status"] as? String == "ok" else {
+            throw APIFailure(description: "\(endpoint): \(String(decoding: (body ?? Data()).prefix(300), as: UTF8.self))")
+        }
+        return response
+    }
+
+    /// The id of the song at `path`, found by a search.
+    func songID(_ path: String) throws -> String {
+        let answer = try get("search3", ["query": "", "songCount": "500", "artistCount": "0", "albumCount": "0"])
+        let songs = ((answer["searchResult3"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+        guard let id = songs.first(where: { $0["path"] as? String == path })?["id"] as? String else {
+            throw APIFailure(description: "no song \(path) in \(songs.count) songs")
+        }
+        return id
+    }
+}
+
+struct APIFailure: Error, CustomStringConvertible {
+    let description: String
+}
