@@ -15,7 +15,7 @@ struct WebBenchmarks {
         let client = try daemon.connect()
         _ = try client.request("add \"Alpha Band/First Light/03 - Dusk.wav\"")
         var shell = 0
-        for file in ["/", "/app.js", "/mpd.js", "/ui.js", "/strings.js", "/now.js", "/queue.js", "/library.js", "/accounts.js", "/offline.js", "/playlists.js", "/settings.js", "/podcasts.js", "/style.css", "/icon.svg"] {
+        for file in ["/", "/app.js", "/mpd.js", "/ui.js", "/strings.js", "/now.js", "/queue.js", "/library.js", "/accounts.js", "/offline.js", "/playlists.js", "/settings.js", "/podcasts.js", "/phones.js", "/style.css", "/icon.svg"] {
             let size = try runTool(
                 "curl", ["-s", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", "-w", "%{size_download}", "http://127.0.0.1:\(port)\(file)"])
             shell += Int(size) ?? 0

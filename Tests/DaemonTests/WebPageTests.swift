@@ -51,7 +51,7 @@ final class WebPageTests: XCTestCase {
         let etag = try XCTUnwrap(page.headers.split(separator: "\r\n").first { $0.hasPrefix("etag: ") }).dropFirst(6)
         XCTAssertEqual(try fetch(port, "/", ["-H", "If-None-Match: \(etag)"]).status, 304, "a second visit loads from the browser's cache")
         var shell = 0
-        for file in ["/", "/app.js", "/mpd.js", "/ui.js", "/strings.js", "/now.js", "/queue.js", "/library.js", "/accounts.js", "/offline.js", "/playlists.js", "/settings.js", "/podcasts.js", "/style.css", "/icon.svg"] {
+        for file in ["/", "/app.js", "/mpd.js", "/ui.js", "/strings.js", "/now.js", "/queue.js", "/library.js", "/accounts.js", "/offline.js", "/playlists.js", "/settings.js", "/podcasts.js", "/phones.js", "/style.css", "/icon.svg"] {
             let plain = try fetch(port, file)
             let gzipped = try fetch(port, file, ["-H", "Accept-Encoding: gzip"])
             XCTAssertEqual(gzipped.status, 200, file)

@@ -1,7 +1,8 @@
 // Settings: ReplayGain, crossfade and MixRamp, the library update with its progress, the
-// daemon's statistics and protocol version.
+// daemon's statistics and protocol version, and the phones' users (phones.js).
 import { $, h, clock } from './ui.js';
 import { t } from './strings.js';
+import { Phones } from './phones.js';
 
 export class Settings {
   constructor(mpd, run) {
@@ -11,6 +12,7 @@ export class Settings {
     $('crossfade').addEventListener('change', (event) => run(`crossfade ${Math.max(0, Math.round(Number(event.target.value) || 0))}`));
     $('mixrampdb').addEventListener('change', (event) => run(`mixrampdb ${Number(event.target.value) || 0}`));
     $('update').addEventListener('click', () => run('update'));
+    this.phones = new Phones(mpd, run);
   }
 
   async refresh(status) {
@@ -28,5 +30,6 @@ export class Settings {
         ['dbUpdated', updated ? new Date(updated * 1000).toLocaleString() : '—'], ['uptime', clock(stats.uptime)],
         ['version', this.version ? `Nimbus ${this.version}` : ''], ['protocol', this.mpd.version]]
         .map(([key, value]) => h('div', {}, h('dt', { text: t(key) }), h('dd', { text: value ?? '' }))));
+    await this.phones.refresh();
   }
 }

@@ -30,6 +30,10 @@ export const strings = {
     cacheSpace: 'Cache space', timeLeft: '{minutes} min left', showSongs: 'Songs', hideSongs: 'Hide songs',
     state_queued: 'queued', state_downloading: 'downloading', state_completed: 'completed', state_paused: 'paused',
     state_failed: 'failed', state_waiting_for_space: 'waiting for space', state_sign_in_needed: 'sign-in needed',
+    phones: 'Phones (Subsonic apps)', phoneAddress: 'In Symfonium, DSub or Amperfy, add a Subsonic server at {url} with a user below.',
+    noPhones: 'No users yet.', newKey: 'New API key', revoke: 'Revoke', key: 'API key {id}', permissions: 'Permissions',
+    keyShownOnce: 'API key (shown only now): {key}', permRead: 'Listen', permAdd: 'Listen, star, playlists',
+    permControl: 'Also control the box', addPhoneUser: 'Add user',
   },
   ru: {
     now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
@@ -61,6 +65,10 @@ export const strings = {
     cacheSpace: 'Место в кэше', timeLeft: 'осталось {minutes} мин', showSongs: 'Песни', hideSongs: 'Скрыть песни',
     state_queued: 'в очереди', state_downloading: 'загружается', state_completed: 'загружено', state_paused: 'на паузе',
     state_failed: 'ошибка', state_waiting_for_space: 'ждёт места', state_sign_in_needed: 'нужен вход',
+    phones: 'Телефоны (приложения Subsonic)', phoneAddress: 'В Symfonium, DSub или Amperfy добавьте сервер Subsonic {url} с пользователем ниже.',
+    noPhones: 'Пользователей пока нет.', newKey: 'Новый ключ API', revoke: 'Отозвать', key: 'Ключ API {id}', permissions: 'Права',
+    keyShownOnce: 'Ключ API (показан только сейчас): {key}', permRead: 'Слушать', permAdd: 'Слушать, отмечать, плейлисты',
+    permControl: 'И управлять плеером', addPhoneUser: 'Добавить',
   },
 };
 

@@ -331,6 +331,15 @@ def basic_scenario():
     box.clear()
     box.send_keys("3\t")
     result["crossfadeSet"] = bool(wait(lambda: "xfade: 3" in mpd("status")[0]))
+    # Phones: a user made here signs in to /rest/; a key is shown once.
+    wait(lambda: driver.find_element(By.ID, "phones").is_displayed())
+    driver.find_element(By.ID, "phone-name").send_keys("page user")
+    driver.find_element(By.ID, "phone-password").send_keys('pa"ss')
+    driver.find_element(By.CSS_SELECTOR, "#phone-add button").click()
+    result["phoneUserAdded"] = bool(wait(lambda: "user: page user" in mpd("subsonicusers")[0]))
+    result["phoneUserShown"] = bool(wait(lambda: "page user" in text_of("#phone-list")))
+    click("#phone-list li button")
+    result["phoneKeyShown"] = bool(wait(lambda: len(text_of("#phone-key")) > 40))
     driver.save_screenshot(os.path.join(artifacts, "settings-360.png"))
 
     # A queue of 10,000 songs: only the rows in view are drawn, and the last one is reached.
