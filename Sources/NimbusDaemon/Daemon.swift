@@ -249,9 +249,9 @@ public final class Daemon {
     }
 
     /// The web page, on its own port: each of its WebSockets becomes an MPD session of this
-    /// server through a socket pair (the page's end for the web thread, ours adopted here).
+    /// server through a socket pair (the page's end for the web thread, ours adopted here);
+    /// `/rest/` (the Subsonic API) on it and on its own port when one is set.
     private func startWebPage() {
-        guard configuration.web.enabled || configuration.subsonic.port != nil else { return }
         var settings = WebServer.Settings(
             addresses: configuration.web.addresses(mpd: configuration.bindAddresses), port: configuration.web.port,
             hosts: HostCheck(extraNames: configuration.web.hosts))
@@ -264,6 +264,7 @@ public final class Daemon {
         let covers = WebCovers(logger: logger.domain("web")) { @CoreActor in
             server.context.settings.defaultPermissions.contains(.read) ? (library.database, server.context.songs) : nil
         }
+        // The API's users can be managed (MPD-port commands) even while no port serves it.
         if configuration.subsonic.enabled {
             let service = SubsonicSetup.service(
                 configuration: configuration, server: server, library: library, mounted: mounted, covers: covers, partitions: partitions,

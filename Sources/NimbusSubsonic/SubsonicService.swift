@@ -101,6 +101,9 @@ public final class SubsonicService: Sendable {
             // on a timer, not on a worker, so guessing cannot hold up other phones.
             let delay = signIn.delay(for: request.peer)
             guard delay > 0 else {
+                // A lookup of one item, with the index and the stickers already at hand, costs
+                // less than the two thread switches a worker would: it is answered here.
+                if isInline(request) { return answer(self.answer(request, database: self.database)) }
                 return workers.addOperation { answer(self.answer(request, database: self.database)) }
             }
             Task {
@@ -111,6 +114,21 @@ public final class SubsonicService: Sendable {
     }
 
     var database: Database { current.withLock { $0 } }
+
+    /// Whether the request is for an inline endpoint and nothing it needs must be built or read first.
+    private func isInline(_ request: APIRequest) -> Bool {
+        guard let endpoint = Self.endpoints[Self.endpointName(request.path)], endpoint.inline else { return false }
+        let identity = ObjectIdentifier(database)
+        guard index.withLock({ $0?.database == identity }) else { return false }
+        let generation = stickerGeneration.load(ordering: .sequentiallyConsistent)
+        return annotationCache.withLock { $0?.generation == generation }
+    }
+
+    static func endpointName(_ path: String) -> String {
+        var name = String(path.dropFirst("/rest/".count))
+        if name.hasSuffix(".view") { name.removeLast(5) }
+        return name
+    }
 
     /// A new database is in place (the daemon calls this as it installs one).
     public func databaseChanged(_ database: Database) { current.withLock { $0 = database } }
@@ -143,8 +161,7 @@ public final class SubsonicService: Sendable {
     func answer(_ request: APIRequest, database: Database) -> APIAnswer {
         let arguments = SubsonicArguments(request.arguments)
         let format = SubsonicFormat((try? arguments.optional("f")) ?? nil, callback: (try? arguments.optional("callback")) ?? nil)
-        var name = String(request.path.dropFirst("/rest/".count))
-        if name.hasSuffix(".view") { name.removeLast(5) }
+        let name = Self.endpointName(request.path)
         guard let endpoint = Self.endpoints[name] else {
             return encoded(failure: SubsonicError(0, "Unknown endpoint: \(name.prefix(64))"), format: format, status: 404)
         }
@@ -252,11 +269,18 @@ enum SubsonicReply {
 struct SubsonicEndpoint: Sendable {
     var permission: Permission = [.read]
     var needsSignIn = true
+    /// Answered on the web thread when the library index and the stickers are at hand: only
+    /// lookups of one item, never a walk of the library, a file or the network.
+    var inline = false
     let run: @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply
 
-    init(permission: Permission = [.read], needsSignIn: Bool = true, run: @escaping @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply) {
+    init(
+        permission: Permission = [.read], needsSignIn: Bool = true, inline: Bool = false,
+        run: @escaping @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply
+    ) {
         self.permission = permission
         self.needsSignIn = needsSignIn
+        self.inline = inline
         self.run = run
     }
 }

@@ -8,7 +8,7 @@ extension SubsonicService {
 
     static var browsingEndpoints: [String: SubsonicEndpoint] {
         [
-            "ping": SubsonicEndpoint { _ throws(SubsonicError) in .node(nil) },
+            "ping": SubsonicEndpoint(inline: true) { _ throws(SubsonicError) in .node(nil) },
             "getLicense": SubsonicEndpoint { _ throws(SubsonicError) in
                 .node(SubsonicNode("license", [("valid", .bool(true))]))
             },
@@ -49,7 +49,7 @@ extension SubsonicService {
                 artists.add(list: "index", indexes)
                 return .node(artists)
             },
-            "getArtist": SubsonicEndpoint { call throws(SubsonicError) in
+            "getArtist": SubsonicEndpoint(inline: true) { call throws(SubsonicError) in
                 let library = call.library
                 guard let entry = library.artist(try call.arguments.required("id")), let at = library.artistIndex[entry.id] else {
                     throw .notFound("Artist")
@@ -58,7 +58,7 @@ extension SubsonicService {
                 node.add(list: "album", entry.albums.map { call.album($0) })
                 return .node(node)
             },
-            "getAlbum": SubsonicEndpoint { call throws(SubsonicError) in
+            "getAlbum": SubsonicEndpoint(inline: true) { call throws(SubsonicError) in
                 let library = call.library
                 guard let entry = library.album(try call.arguments.required("id")), let at = library.albumIndex[entry.id] else {
                     throw .notFound("Album")
@@ -67,7 +67,7 @@ extension SubsonicService {
                 node.add(list: "song", entry.songs.map { call.song(library.songs[$0]) })
                 return .node(node)
             },
-            "getSong": SubsonicEndpoint { call throws(SubsonicError) in
+            "getSong": SubsonicEndpoint(inline: true) { call throws(SubsonicError) in
                 let library = call.library
                 guard let entry = library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
                 return .node(call.song(entry))
