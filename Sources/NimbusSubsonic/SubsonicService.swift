@@ -64,6 +64,9 @@ public final class SubsonicService: Sendable {
     /// The daemon's current database, handed over as each one is installed (so a request
     /// needs no hop to the core loop to find it).
     private let current: Mutex<Database>
+    /// Whether phones use the API: a user exists, or a request came (then each new
+    /// database's index is built as soon as it is installed).
+    private let used = Atomic<Bool>(false)
     /// Bumped whenever stickers may have changed (here or on the MPD port): the annotations
     /// read for one request serve the next ones until then.
     private let stickerGeneration = Atomic<Int>(0)
@@ -92,6 +95,10 @@ public final class SubsonicService: Sendable {
         streamers = OperationQueue()
         streamers.name = "subsonic-stream"
         streamers.maxConcurrentOperationCount = 16
+        if !accounts.signIn.users.isEmpty {
+            used.store(true, ordering: .relaxed)
+            workers.addOperation { [self] in _ = library(database) }
+        }
     }
 
     /// The handler the web server calls for `/rest/`.
@@ -99,6 +106,7 @@ public final class SubsonicService: Sendable {
         { [self] request, answer in
             // Repeated failed sign-ins from this address wait before they are looked at —
             // on a timer, not on a worker, so guessing cannot hold up other phones.
+            used.store(true, ordering: .relaxed)
             let delay = signIn.delay(for: request.peer)
             guard delay > 0 else {
                 // A lookup of one item, with the index and the stickers already at hand, costs
@@ -130,8 +138,14 @@ public final class SubsonicService: Sendable {
         return name
     }
 
-    /// A new database is in place (the daemon calls this as it installs one).
-    public func databaseChanged(_ database: Database) { current.withLock { $0 = database } }
+    /// A new database is in place (the daemon calls this as it installs one). Once phones use
+    /// the API, its index is built at once, off the web thread, so that no phone's request
+    /// after an update waits for it; a box no phone talks to never builds one.
+    public func databaseChanged(_ database: Database) {
+        current.withLock { $0 = database }
+        guard used.load(ordering: .relaxed) else { return }
+        workers.addOperation { _ = self.library(database) }
+    }
 
     /// Stickers may have changed (an MPD client's `sticker set`, or this API's own change).
     public func stickersChanged() { stickerGeneration.add(1, ordering: .sequentiallyConsistent) }

@@ -130,28 +130,39 @@ public final class APIStream: @unchecked Sendable {
 
     func attach(wake: @escaping @Sendable () -> Void) { condition.withLock { self.wake = wake } }
 
-    /// Web side: up to `limit` bytes, or nil with the web thread to be woken when some come;
-    /// `ended` once everything was taken.
-    func take(upTo limit: Int) -> (bytes: [UInt8], ended: Bool)? {
+    /// Web side: up to `limit` bytes copied into a new buffer after `headroom` bytes left
+    /// for libwebsockets' framing (one copy from the worker's chunks to the socket's write),
+    /// or nil with the web thread to be woken when some come; `ended` once everything was taken.
+    func take(upTo limit: Int, headroom: Int = 0) -> (bytes: [UInt8], count: Int, ended: Bool)? {
         condition.lock()
         defer { condition.unlock() }
         if chunks.isEmpty {
-            if ended { return ([], true) }
+            if ended { return ([], 0, true) }
             consumerWaiting = true
             return nil
         }
-        var out: [UInt8] = []
-        while let first = chunks.first, out.count + first.count <= limit || out.isEmpty {
-            if first.count > limit, out.isEmpty {
-                out = Array(first[..<limit])
-                chunks[0] = Array(first[limit...])
-                break
-            }
-            out += first
-            chunks.removeFirst()
+        var total = 0
+        for chunk in chunks {
+            total += chunk.count
+            if total >= limit { break }
         }
-        buffered -= out.count
+        let count = min(total, limit)
+        var taken = 0
+        let out = [UInt8](unsafeUninitializedCapacity: headroom + count) { buffer, initialized in
+            while taken < count {
+                let first = chunks[0]
+                let part = min(first.count, count - taken)
+                first.withUnsafeBufferPointer { source in
+                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[(headroom + taken)...])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source)[..<part]))
+                }
+                taken += part
+                if part == first.count { chunks.removeFirst() } else { chunks[0] = Array(first[part...]) }
+            }
+            initialized = headroom + count
+        }
+        buffered -= count
         condition.broadcast()
-        return (out, ended && chunks.isEmpty)
+        return (out, count, ended && chunks.isEmpty)
     }
 }

@@ -24,7 +24,7 @@ struct APIStreaming {
 extension WebServer {
     /// The largest form body (and, through libwebsockets' header limit, query) taken.
     static let apiBodyLimit = 1 << 20
-    static let apiChunk = 64 * 1024
+    static let apiChunk = 128 * 1024
     static let corsHeaders: [(String, String)] = [
         ("access-control-allow-origin:", "*"),
         ("access-control-allow-methods:", "GET, POST, HEAD, OPTIONS"),
@@ -143,14 +143,13 @@ extension WebServer {
     /// Writes what the stream has; nil when the connection has no stream.
     func writeStream(_ wsi: OpaquePointer) -> Int32? {
         guard var streaming = loop.apiStreams[key(wsi)] else { return nil }
-        guard let (bytes, ended) = streaming.stream.take(upTo: Self.apiChunk) else { return 0 }
-        let count = Int(min(Int64(bytes.count), streaming.remaining))
+        let pre = nimbus_lws_pre()
+        guard let (bytes, takenCount, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre) else { return 0 }
+        var buffer = bytes
+        let count = Int(min(Int64(takenCount), streaming.remaining))
         streaming.remaining -= Int64(count)
         let last = streaming.remaining == 0
         if count > 0 {
-            let pre = nimbus_lws_pre()
-            var buffer = [UInt8](repeating: 0, count: pre + count)
-            buffer.replaceSubrange(pre..<pre + count, with: bytes[..<count])
             let written = buffer.withUnsafeMutableBufferPointer {
                 lws_write(wsi, $0.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
             }

@@ -18,6 +18,14 @@ final class SubsonicUnitTests: XCTestCase {
         XCTAssertEqual(SubsonicIDs.folder("dav"), SubsonicIDs.folder("dav"))
         XCTAssertGreaterThan(SubsonicIDs.folder("dav"), 0)
         XCTAssertTrue(SubsonicIDs.isWellFormed("s45aabf16c2c18465", prefix: "s"))
+        // The index keeps ids as 64-bit keys: written out, they are the same ids.
+        let key = SubsonicIDs.songKey("broken/truncated.flac")
+        XCTAssertEqual(SubsonicIDs.id("s", key), "s45aabf16c2c18465")
+        XCTAssertEqual(SubsonicIDs.key(of: "s45aabf16c2c18465", prefix: "s"), key)
+        XCTAssertEqual(SubsonicIDs.id("a", SubsonicIDs.albumKey(artist: "Alpha Band", album: "First Light")), "ac2b40bda1e814478")
+        XCTAssertEqual(SubsonicIDs.id("r", SubsonicIDs.artistKey("Alpha Band")), "re5346bf145f2a12b")
+        XCTAssertEqual(SubsonicIDs.id("s", 0x00ff), "s00000000000000ff", "leading zeros kept")
+        XCTAssertNil(SubsonicIDs.key(of: "a45aabf16c2c18465", prefix: "s"))
         for bad in ["../etc/passwd", "s45AABF16C2C18465", "s45aabf16c2c1846", "a45aabf16c2c18465", ""] {
             XCTAssertFalse(SubsonicIDs.isWellFormed(bad, prefix: "s"), bad)
         }

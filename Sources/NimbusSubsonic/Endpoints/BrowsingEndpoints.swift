@@ -51,7 +51,7 @@ extension SubsonicService {
             },
             "getArtist": SubsonicEndpoint(inline: true) { call throws(SubsonicError) in
                 let library = call.library
-                guard let entry = library.artist(try call.arguments.required("id")), let at = library.artistIndex[entry.id] else {
+                guard let entry = library.artist(try call.arguments.required("id")), let at = library.artistPosition(entry.id) else {
                     throw .notFound("Artist")
                 }
                 var node = call.artist(at)
@@ -60,7 +60,7 @@ extension SubsonicService {
             },
             "getAlbum": SubsonicEndpoint(inline: true) { call throws(SubsonicError) in
                 let library = call.library
-                guard let entry = library.album(try call.arguments.required("id")), let at = library.albumIndex[entry.id] else {
+                guard let entry = library.album(try call.arguments.required("id")), let at = library.albumPosition(entry.id) else {
                     throw .notFound("Album")
                 }
                 var node = call.album(at)

@@ -86,7 +86,7 @@ extension SubsonicService {
             artistAt = library.albums[song.album].artistIndex
         } else if let album = library.album(id) {
             artistAt = album.artistIndex
-        } else if let artist = library.artist(id), let at = library.artistIndex[artist.id] {
+        } else if let artist = library.artist(id), let at = library.artistPosition(artist.id) {
             artistAt = at
         } else {
             throw .notFound("Item")
@@ -103,7 +103,7 @@ extension SubsonicService {
 
     static func artistInfo(_ call: SubsonicCall, name: String) throws(SubsonicError) -> SubsonicNode {
         let library = call.library
-        guard let artist = library.artist(try call.arguments.required("id")), let at = library.artistIndex[artist.id] else {
+        guard let artist = library.artist(try call.arguments.required("id")), let at = library.artistPosition(artist.id) else {
             throw .notFound("Artist")
         }
         let count = try call.arguments.int("count", default: 20, range: 0...100)

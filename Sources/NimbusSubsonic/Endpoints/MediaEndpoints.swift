@@ -82,7 +82,7 @@ extension SubsonicService {
             return
         }
         var remaining = Int64(range.count)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var buffer = [UInt8](repeating: 0, count: 128 * 1024)
         while remaining > 0, !stream.isCancelled {
             let count: Int
             do {

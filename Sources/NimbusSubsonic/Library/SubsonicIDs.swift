@@ -20,6 +20,30 @@ public enum SubsonicIDs {
     public static func song(_ uri: String) -> String { "s" + hash("song", uri) }
     public static func album(artist: String, album: String) -> String { "a" + hash("album", artist + "\u{0}" + album) }
     public static func artist(_ name: String) -> String { "r" + hash("artist", name) }
+
+    /// The 64 bits an id's hex digits stand for: what the library index keeps (8 bytes per
+    /// song rather than a 17-character string), written out only when an answer names it.
+    static func songKey(_ uri: String) -> UInt64 { key("song", uri) }
+    static func albumKey(artist: String, album: String) -> UInt64 { key("album", artist + "\u{0}" + album) }
+    static func artistKey(_ name: String) -> UInt64 { key("artist", name) }
+
+    static func key(_ kind: String, _ text: String) -> UInt64 {
+        MD5.digest(Array((kind + "\u{0}" + text).utf8)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// `prefix` and the key as 16 lower-case hex digits.
+    static func id(_ prefix: Character, _ key: UInt64) -> String {
+        var out = String(prefix)
+        out.reserveCapacity(17)
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(hexDigits[Int((key >> UInt64(shift)) & 15)]) }
+        return out
+    }
+
+    /// The key of an id made for `prefix`, or nil for anything else.
+    static func key(of id: String, prefix: Character) -> UInt64? {
+        guard isWellFormed(id, prefix: prefix) else { return nil }
+        return UInt64(id.dropFirst(), radix: 16)
+    }
     public static func directory(_ path: String) -> String { "d" + hash("dir", path) }
 
     public static func folder(_ mount: String?) -> Int {

@@ -8,7 +8,8 @@ import Synchronization
 /// through `search3` sees every song exactly once, and each page costs only its own size.
 public final class SubsonicLibrary: Sendable {
     public struct SongEntry: Sendable {
-        public let id: String
+        let key: UInt64
+        public var id: String { SubsonicIDs.id("s", key) }
         public let directory: String
         public let song: LibrarySong
         /// Index into `albums`.
@@ -19,7 +20,8 @@ public final class SubsonicLibrary: Sendable {
     }
 
     public struct AlbumEntry: Sendable {
-        public let id: String
+        let key: UInt64
+        public var id: String { SubsonicIDs.id("a", key) }
         /// As tagged ("" when untagged).
         public let name: String
         public let artist: String
@@ -36,7 +38,8 @@ public final class SubsonicLibrary: Sendable {
     }
 
     public struct ArtistEntry: Sendable {
-        public let id: String
+        let key: UInt64
+        public var id: String { SubsonicIDs.id("r", key) }
         public let name: String
         /// Indexes into `albums`, by name.
         public var albums: [Int]
@@ -45,9 +48,9 @@ public final class SubsonicLibrary: Sendable {
     public let songs: [SongEntry]
     public let albums: [AlbumEntry]
     public let artists: [ArtistEntry]
-    let songIndex: [String: Int]
-    let albumIndex: [String: Int]
-    let artistIndex: [String: Int]
+    let songIndex: [UInt64: Int]
+    let albumIndex: [UInt64: Int]
+    let artistIndex: [UInt64: Int]
     /// The database's last update (seconds), for `getIndexes`' `lastModified`.
     public let updated: Int64
 
@@ -61,7 +64,7 @@ public final class SubsonicLibrary: Sendable {
         root = database.root
         var songs: [SongEntry] = []
         songs.reserveCapacity(database.statistics.songs)
-        var albumKeys: [String: Int] = [:]
+        var albumKeys: [UInt64: Int] = [:]
         var artistKeys: [String: Int] = [:]
         var albums: [AlbumEntry] = []
         var artists: [ArtistEntry] = []
@@ -70,7 +73,7 @@ public final class SubsonicLibrary: Sendable {
             let tag = song.tag
             let artistName = tag.firstWithFallback(.albumArtist) ?? ""
             let albumName = tag.first(.album) ?? ""
-            let albumID = SubsonicIDs.album(artist: artistName, album: albumName)
+            let albumID = SubsonicIDs.albumKey(artist: artistName, album: albumName)
             let uri = directory.isEmpty ? song.name : directory + "/" + song.name
             let top = String(uri.prefix { $0 != "/" })
             let folder: Int
@@ -90,13 +93,13 @@ public final class SubsonicLibrary: Sendable {
                 } else {
                     artistAt = artists.count
                     artistKeys[artistName] = artistAt
-                    artists.append(ArtistEntry(id: SubsonicIDs.artist(artistName), name: artistName, albums: []))
+                    artists.append(ArtistEntry(key: SubsonicIDs.artistKey(artistName), name: artistName, albums: []))
                 }
                 albumAt = albums.count
                 albumKeys[albumID] = albumAt
                 albums.append(
                     AlbumEntry(
-                        id: albumID, name: albumName, artist: artistName, artistIndex: artistAt, songs: [], year: nil, genre: nil,
+                        key: albumID, name: albumName, artist: artistName, artistIndex: artistAt, songs: [], year: nil, genre: nil,
                         duration: 0, created: Int64.max, folders: []))
                 artists[artistAt].albums.append(albumAt)
             }
@@ -105,12 +108,13 @@ public final class SubsonicLibrary: Sendable {
             albums[albumAt].year = albums[albumAt].year ?? SongFields.year(tag)
             albums[albumAt].genre = albums[albumAt].genre ?? tag.first(.genre)
             albums[albumAt].folders.insert(folder)
-            songs.append(SongEntry(id: SubsonicIDs.song(uri), directory: directory, song: song, album: albumAt, folder: folder))
+            songs.append(SongEntry(key: SubsonicIDs.songKey(uri), directory: directory, song: song, album: albumAt, folder: folder))
         }
         // One stable order for each: by id.
-        let songOrder = songs.indices.sorted { songs[$0].id < songs[$1].id }
-        let albumOrder = albums.indices.sorted { albums[$0].id < albums[$1].id }
-        let artistOrder = artists.indices.sorted { artists[$0].id < artists[$1].id }
+        // (Keys compare as their hex ids do: big-endian digits of the same length.)
+        let songOrder = songs.indices.sorted { songs[$0].key < songs[$1].key }
+        let albumOrder = albums.indices.sorted { albums[$0].key < albums[$1].key }
+        let artistOrder = artists.indices.sorted { artists[$0].key < artists[$1].key }
         var albumRank = [Int](repeating: 0, count: albums.count)
         for (rank, index) in albumOrder.enumerated() { albumRank[index] = rank }
         var artistRank = [Int](repeating: 0, count: artists.count)
@@ -119,12 +123,12 @@ public final class SubsonicLibrary: Sendable {
         sortedSongs.reserveCapacity(songs.count)
         for index in songOrder {
             let entry = songs[index]
-            sortedSongs.append(SongEntry(id: entry.id, directory: entry.directory, song: entry.song, album: albumRank[entry.album], folder: entry.folder))
+            sortedSongs.append(SongEntry(key: entry.key, directory: entry.directory, song: entry.song, album: albumRank[entry.album], folder: entry.folder))
         }
         var sortedAlbums: [AlbumEntry] = albumOrder.map { index in
             let album = albums[index]
             return AlbumEntry(
-                id: album.id, name: album.name, artist: album.artist, artistIndex: artistRank[album.artistIndex], songs: [], year: album.year,
+                key: album.key, name: album.name, artist: album.artist, artistIndex: artistRank[album.artistIndex], songs: [], year: album.year,
                 genre: album.genre, duration: album.duration, created: album.created, folders: album.folders)
         }
         for (index, entry) in sortedSongs.enumerated() { sortedAlbums[entry.album].songs.append(index) }
@@ -134,14 +138,14 @@ public final class SubsonicLibrary: Sendable {
         let sortedArtists: [ArtistEntry] = artistOrder.map { index in
             let artist = artists[index]
             let owned = artist.albums.map { albumRank[$0] }.sorted { sortedAlbums[$0].name < sortedAlbums[$1].name }
-            return ArtistEntry(id: artist.id, name: artist.name, albums: owned)
+            return ArtistEntry(key: artist.key, name: artist.name, albums: owned)
         }
         self.songs = sortedSongs
         self.albums = sortedAlbums
         self.artists = sortedArtists
-        songIndex = Dictionary(sortedSongs.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        albumIndex = Dictionary(sortedAlbums.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        artistIndex = Dictionary(sortedArtists.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        songIndex = Dictionary(sortedSongs.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+        albumIndex = Dictionary(sortedAlbums.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+        artistIndex = Dictionary(sortedArtists.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Folded search text of every artist, album and song, made at the first search.
@@ -180,19 +184,23 @@ public final class SubsonicLibrary: Sendable {
     }
 
     public func song(_ id: String) -> SongEntry? {
-        guard SubsonicIDs.isWellFormed(id, prefix: "s"), let index = songIndex[id] else { return nil }
+        guard let key = SubsonicIDs.key(of: id, prefix: "s"), let index = songIndex[key] else { return nil }
         return songs[index]
     }
 
-    public func songIndex(_ id: String) -> Int? { SubsonicIDs.isWellFormed(id, prefix: "s") ? songIndex[id] : nil }
+    public func songIndex(_ id: String) -> Int? { SubsonicIDs.key(of: id, prefix: "s").flatMap { songIndex[$0] } }
+
+    /// Positions of an album and an artist in their lists.
+    public func albumPosition(_ id: String) -> Int? { SubsonicIDs.key(of: id, prefix: "a").flatMap { albumIndex[$0] } }
+    public func artistPosition(_ id: String) -> Int? { SubsonicIDs.key(of: id, prefix: "r").flatMap { artistIndex[$0] } }
 
     public func album(_ id: String) -> AlbumEntry? {
-        guard SubsonicIDs.isWellFormed(id, prefix: "a"), let index = albumIndex[id] else { return nil }
+        guard let index = albumPosition(id) else { return nil }
         return albums[index]
     }
 
     public func artist(_ id: String) -> ArtistEntry? {
-        guard SubsonicIDs.isWellFormed(id, prefix: "r"), let index = artistIndex[id] else { return nil }
+        guard let index = artistPosition(id) else { return nil }
         return artists[index]
     }
 }
