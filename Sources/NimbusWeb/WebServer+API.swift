@@ -1,3 +1,4 @@
+import Synchronization
 import CWebSockets
 import Foundation
 import Glibc
@@ -94,7 +95,16 @@ extension WebServer {
         guard let api = settings.api else { return }
         let connection = key(wsi), token = pending.token, inbox = apiInbox
         loop.apiWaiting[connection] = token
-        api(pending.request) { answer in inbox.post(.answer(connection: connection, token: token, answer)) }
+        // An answer given before the handler returns (a lookup answered on this thread) is
+        // sent now, without a trip through the inbox and another turn of the loop.
+        let immediate = ImmediateAnswer()
+        api(pending.request) { answer in
+            if !immediate.keep(answer) { inbox.post(.answer(connection: connection, token: token, answer)) }
+        }
+        if let answer = immediate.close() {
+            loop.apiWaiting[connection] = nil
+            send(answer, on: wsi, token: token)
+        }
     }
 
     /// The answers and stream wake-ups that came in, for connections still there.
@@ -236,6 +246,27 @@ enum FormDecoding {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
         default: return nil
+        }
+    }
+}
+
+/// Holds an answer given while the handler is still running on the web thread.
+final class ImmediateAnswer: Sendable {
+    private let state = Mutex<(open: Bool, answer: APIAnswer?)>((true, nil))
+
+    /// Kept for the web thread to send (true), or too late: it goes through the inbox.
+    func keep(_ answer: APIAnswer) -> Bool {
+        state.withLock { state in
+            guard state.open else { return false }
+            state.answer = answer
+            return true
+        }
+    }
+
+    func close() -> APIAnswer? {
+        state.withLock { state in
+            state.open = false
+            return state.answer
         }
     }
 }

@@ -13,14 +13,26 @@ enum SongFields {
     /// The leading whole number of a tag ("3/12" → 3).
     static func number(_ text: String?) -> Int? {
         guard let text else { return nil }
-        let digits = text.drop { $0 == " " }.prefix { $0.isASCII && $0.isNumber }
-        return digits.isEmpty ? nil : Int(digits.prefix(9))
+        let (value, digits) = leadingNumber(text.utf8.drop { $0 == 0x20 }, limit: 9)
+        return digits == 0 ? nil : value
     }
 
     static func year(_ tag: Tag) -> Int? {
         guard let date = tag.first(.date) ?? tag.first(.originalDate) else { return nil }
-        let digits = date.prefix { $0.isASCII && $0.isNumber }
-        return digits.count >= 4 ? Int(digits.prefix(4)) : nil
+        let (value, digits) = leadingNumber(date.utf8[...], limit: 4)
+        return digits == 4 ? value : nil
+    }
+
+    /// The value of the ASCII digits a text starts with (at most `limit` of them), and how many
+    /// there were (bytes, not Characters: Unicode's numeric property is costly per song).
+    private static func leadingNumber(_ bytes: Substring.UTF8View, limit: Int) -> (Int, Int) {
+        var value = 0, digits = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39, digits < limit else { break }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        return (value, digits)
     }
 
     /// Disc, then track, then file name.
@@ -59,7 +71,7 @@ enum SongFields {
         let album = library.albums[entry.album]
         var node = SubsonicNode(name)
         node.set("id", entry.id)
-        node.set("parent", SubsonicIDs.directory(entry.directory))
+        node.set("parent", entry.parent)
         node.set("isDir", false)
         node.set("title", tag.first(.title) ?? song.name)
         node.set("album", album.name.isEmpty ? unknownAlbum : album.name)

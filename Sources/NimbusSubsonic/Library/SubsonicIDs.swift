@@ -33,11 +33,14 @@ public enum SubsonicIDs {
 
     /// `prefix` and the key as 16 lower-case hex digits.
     static func id(_ prefix: Character, _ key: UInt64) -> String {
-        var out = String(prefix)
-        out.reserveCapacity(17)
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(hexDigits[Int((key >> UInt64(shift)) & 15)]) }
-        return out
+        String(unsafeUninitializedCapacity: 17) { buffer in
+            buffer[0] = prefix.asciiValue ?? UInt8(ascii: "x")
+            for index in 0..<16 { buffer[1 + index] = hexBytes[Int((key >> UInt64(60 - 4 * index)) & 15)] }
+            return 17
+        }
     }
+
+    private static let hexBytes = Array("0123456789abcdef".utf8)
 
     /// The key of an id made for `prefix`, or nil for anything else.
     static func key(of id: String, prefix: Character) -> UInt64? {

@@ -10,6 +10,9 @@ public final class SubsonicLibrary: Sendable {
     public struct SongEntry: Sendable {
         let key: UInt64
         public var id: String { SubsonicIDs.id("s", key) }
+        /// The folder's key (its id is the song's `parent`), made once per folder.
+        let parentKey: UInt64
+        public var parent: String { SubsonicIDs.id("d", parentKey) }
         public let directory: String
         public let song: LibrarySong
         /// Index into `albums`.
@@ -69,6 +72,7 @@ public final class SubsonicLibrary: Sendable {
         var albums: [AlbumEntry] = []
         var artists: [ArtistEntry] = []
         var folders: [String: Int] = [:]
+        var parentKey: (directory: String, key: UInt64) = ("", SubsonicIDs.key("dir", ""))
         database.visit("", recursive: true) { directory, song in
             let tag = song.tag
             let artistName = tag.firstWithFallback(.albumArtist) ?? ""
@@ -108,7 +112,8 @@ public final class SubsonicLibrary: Sendable {
             albums[albumAt].year = albums[albumAt].year ?? SongFields.year(tag)
             albums[albumAt].genre = albums[albumAt].genre ?? tag.first(.genre)
             albums[albumAt].folders.insert(folder)
-            songs.append(SongEntry(key: SubsonicIDs.songKey(uri), directory: directory, song: song, album: albumAt, folder: folder))
+            if parentKey.directory != directory { parentKey = (directory, SubsonicIDs.key("dir", directory)) }
+            songs.append(SongEntry(key: SubsonicIDs.songKey(uri), parentKey: parentKey.key, directory: directory, song: song, album: albumAt, folder: folder))
         }
         // One stable order for each: by id.
         // (Keys compare as their hex ids do: big-endian digits of the same length.)
@@ -123,7 +128,7 @@ public final class SubsonicLibrary: Sendable {
         sortedSongs.reserveCapacity(songs.count)
         for index in songOrder {
             let entry = songs[index]
-            sortedSongs.append(SongEntry(key: entry.key, directory: entry.directory, song: entry.song, album: albumRank[entry.album], folder: entry.folder))
+            sortedSongs.append(SongEntry(key: entry.key, parentKey: entry.parentKey, directory: entry.directory, song: entry.song, album: albumRank[entry.album], folder: entry.folder))
         }
         var sortedAlbums: [AlbumEntry] = albumOrder.map { index in
             let album = albums[index]
