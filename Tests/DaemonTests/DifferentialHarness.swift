@@ -18,6 +18,7 @@ struct DifferentialHarness {
         "accounttypes", "addaccount", "cachestatus", "sleeptimer", "podcastkeep", "podcastsubscribe", "podcastunsubscribe", "podcastrefresh",
         "listpodcasts", "removeaccount", "signin", "signincancel", "signincode", "signinpassword", "signout",
         "listaccounts", "listpins", "pausepin", "pin", "pinplaylist", "pinstatus", "resumepin", "retrypin", "unpin", "unpinplaylist",
+        "subsonicusers", "subsonicuseradd", "subsonicuserdelete", "subsonickeyadd", "subsonickeydelete",
     ]
 
     static func as023(_ lines: [String]) -> [String] {
