@@ -23,22 +23,9 @@ public struct SubsonicConfiguration: Sendable, Equatable {
         var subsonic = SubsonicConfiguration()
         for param in block.params {
             switch param.name {
-            case "enabled":
-                switch param.value {
-                case "yes", "true", "1": subsonic.enabled = true
-                case "no", "false", "0": subsonic.enabled = false
-                default: throw ConfigError("enabled: Not a valid boolean (\"yes\" or \"no\"): \(param.value)", at: param.location)
-                }
-            case "port":
-                guard let port = Int(param.value), (1...65535).contains(port) else {
-                    throw ConfigError("port: \"\(param.value)\" is not a port", at: param.location)
-                }
-                subsonic.port = port
-            case "bind_to_address":
-                guard ConfigReader.isPlausibleAddress(param.value), !param.value.hasPrefix("/"), !param.value.hasPrefix("@") else {
-                    throw ConfigError("bind_to_address: \"\(param.value)\" is not an IP address or host name", at: param.location)
-                }
-                subsonic.bindAddresses = (subsonic.bindAddresses ?? []) + [param.value]
+            case "enabled": subsonic.enabled = try BlockValues.flag(param)
+            case "port": subsonic.port = try BlockValues.port(param)
+            case "bind_to_address": subsonic.bindAddresses = (subsonic.bindAddresses ?? []) + [try BlockValues.networkAddress(param)]
             default:
                 warnings.append("\(param.location): unknown subsonic setting '\(param.name)'; ignored")
             }

@@ -28,22 +28,9 @@ public struct WebConfiguration: Sendable, Equatable {
         var web = WebConfiguration()
         for param in block.params {
             switch param.name {
-            case "enabled":
-                switch param.value {
-                case "yes", "true", "1": web.enabled = true
-                case "no", "false", "0": web.enabled = false
-                default: throw ConfigError("enabled: Not a valid boolean (\"yes\" or \"no\"): \(param.value)", at: param.location)
-                }
-            case "port":
-                guard let port = Int(param.value), (1...65535).contains(port) else {
-                    throw ConfigError("port: \"\(param.value)\" is not a port", at: param.location)
-                }
-                web.port = port
-            case "bind_to_address":
-                guard ConfigReader.isPlausibleAddress(param.value), !param.value.hasPrefix("/"), !param.value.hasPrefix("@") else {
-                    throw ConfigError("bind_to_address: \"\(param.value)\" is not an IP address or host name", at: param.location)
-                }
-                web.bindAddresses = (web.bindAddresses ?? []) + [param.value]
+            case "enabled": web.enabled = try BlockValues.flag(param)
+            case "port": web.port = try BlockValues.port(param)
+            case "bind_to_address": web.bindAddresses = (web.bindAddresses ?? []) + [try BlockValues.networkAddress(param)]
             case "host":
                 web.hosts.append(param.value)
             default:
@@ -51,5 +38,31 @@ public struct WebConfiguration: Sendable, Equatable {
             }
         }
         return web
+    }
+}
+
+/// The values the server blocks (`web`, `subsonic`) share, checked one way with one message.
+enum BlockValues {
+    static func flag(_ param: ConfigParam) throws(ConfigError) -> Bool {
+        switch param.value {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default: throw ConfigError("\(param.name): Not a valid boolean (\"yes\" or \"no\"): \(param.value)", at: param.location)
+        }
+    }
+
+    static func port(_ param: ConfigParam) throws(ConfigError) -> Int {
+        guard let port = Int(param.value), (1...65535).contains(port) else {
+            throw ConfigError("\(param.name): \"\(param.value)\" is not a port", at: param.location)
+        }
+        return port
+    }
+
+    /// An IP address or host name to listen on (sockets are the MPD port's alone).
+    static func networkAddress(_ param: ConfigParam) throws(ConfigError) -> String {
+        guard ConfigReader.isPlausibleAddress(param.value), !param.value.hasPrefix("/"), !param.value.hasPrefix("@") else {
+            throw ConfigError("\(param.name): \"\(param.value)\" is not an IP address or host name", at: param.location)
+        }
+        return param.value
     }
 }

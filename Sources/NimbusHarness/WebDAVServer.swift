@@ -77,6 +77,19 @@ public final class WebDAVServer {
     }
 
     public var url: String { "http://127.0.0.1:\(port)/dav/" }
+
+    /// A `cloud { }` block mounting this server as `name`, its password in a file of `secrets`.
+    public func cloudBlock(name: String = "dav", secrets: TemporaryDirectory) -> String {
+        """
+        cloud {
+            name "\(name)"
+            type "webdav"
+            url "\(url)"
+            user "\(user)"
+            password_file "\(secrets.write(name + ".password", password + "\n"))"
+        }
+        """
+    }
     public var errorLog: String { (try? String(contentsOfFile: directory.file("error.log"), encoding: .utf8)) ?? "" }
 
     /// Bytes of file content sent so far (GET responses only).

@@ -123,13 +123,7 @@ struct SubsonicBenchmarks {
                 port "\(web)"
             }
             \(Self.user)
-            cloud {
-                name "dav"
-                type "webdav"
-                url "\(server.url)"
-                user "\(server.user)"
-                password_file "\(secrets.write("dav.password", server.password + "\n"))"
-            }
+            \(server.cloudBlock(secrets: secrets))
             """
         let nimbus = try ServerProcess(.nimbus, config: config, cpu: cpu)
         try nimbus.waitForDatabase(songs: 1)

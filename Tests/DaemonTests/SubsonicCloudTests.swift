@@ -48,13 +48,7 @@ final class SubsonicCloudTests: XCTestCase {
                 port "\(web)"
             }
             \(SubsonicAPITests.user)
-            cloud {
-                name "dav"
-                type "webdav"
-                url "\(server!.url)"
-                user "\(server!.user)"
-                password_file "\(secrets.write("dav.password", server!.password + "\n"))"
-            }
+            \(server!.cloudBlock(secrets: secrets))
             """
         let daemon = try ServerProcess(.nimbus, config: config)
         keep += [share, secrets, daemon]
