@@ -120,9 +120,19 @@ let package = Package(
         .target(
             name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib"], resources: [.embedInCode("Assets")],
             swiftSettings: strict),
+        // Songs made smaller for phones: decoder → conversion → Opus, MP3 or AAC, the decision
+        // of what to make, and finished transcodes kept in the range cache.
+        .target(
+            name: "NimbusTranscode",
+            dependencies: ["NimbusDecoder", "NimbusOutput", "NimbusInput", "NimbusModel", "NimbusSupport", "CFFmpeg"],
+            swiftSettings: strict),
         // The Subsonic / OpenSubsonic API for phone apps, over the web page's HTTP server.
         .target(
-            name: "NimbusSubsonic", dependencies: ["NimbusWeb", "NimbusCore", "NimbusLibrary", "NimbusInput", "NimbusModel", "NimbusSupport"],
+            name: "NimbusSubsonic",
+            dependencies: [
+                "NimbusWeb", "NimbusCore", "NimbusLibrary", "NimbusInput", "NimbusTranscode", "NimbusDecoder", "NimbusModel",
+                "NimbusSupport",
+            ],
             swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
         .target(
@@ -139,7 +149,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
-                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic",
+                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic", "NimbusTranscode",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),
@@ -175,7 +185,9 @@ let package = Package(
             name: "NimbusStickersTests", dependencies: ["NimbusStickers", "CSQLite", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusZeroconfTests", dependencies: ["NimbusZeroconf"], swiftSettings: strict),
         .testTarget(name: "NimbusWebTests", dependencies: ["NimbusWeb"], swiftSettings: strict),
-        .testTarget(name: "NimbusSubsonicTests", dependencies: ["NimbusSubsonic", "NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "NimbusSubsonicTests", dependencies: ["NimbusSubsonic", "NimbusTranscode", "NimbusModel", "NimbusSupport"],
+            swiftSettings: strict),
         .testTarget(name: "NimbusArtworkTests", dependencies: ["NimbusArtwork", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusPodcastsTests", dependencies: ["NimbusPodcasts"], swiftSettings: strict),
         .testTarget(name: "NimbusQueueTests", dependencies: ["NimbusQueue", "NimbusModel"], swiftSettings: strict),

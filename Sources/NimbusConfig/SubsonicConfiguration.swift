@@ -1,3 +1,4 @@
+import Foundation
 import NimbusModel
 
 /// The `subsonic { }` block: the Subsonic / OpenSubsonic API phone apps use, served under
@@ -9,6 +10,10 @@ import NimbusModel
 ///     enabled         "no"              # no /rest/ at all
 ///     port            "4533"            # also serve it here (Navidrome's port)
 ///     bind_to_address "192.168.1.20"    # repeatable; default: the web page's addresses
+///     transcode_format  "opus"          # for phones that ask for a bit rate but no format
+///     transcode_bitrate "128"           # kbit/s for phones that ask for nothing (default: the original)
+///     original_clients  "DSub,Tempo"    # client names (`c=`) that get the original unless they ask
+///     jukebox_partition "default"       # the partition the jukebox drives
 /// }
 /// ```
 public struct SubsonicConfiguration: Sendable, Equatable {
@@ -16,6 +21,9 @@ public struct SubsonicConfiguration: Sendable, Equatable {
     /// Nil: only on the web page's port.
     public var port: Int?
     public var bindAddresses: [String]?
+    public var transcode = TranscodeSetting()
+    public var originalClients: [String] = []
+    public var jukeboxPartition = "default"
 
     public init() {}
 
@@ -26,6 +34,13 @@ public struct SubsonicConfiguration: Sendable, Equatable {
             case "enabled": subsonic.enabled = try BlockValues.flag(param)
             case "port": subsonic.port = try BlockValues.port(param)
             case "bind_to_address": subsonic.bindAddresses = (subsonic.bindAddresses ?? []) + [try BlockValues.networkAddress(param)]
+            case "transcode_format": subsonic.transcode.format = try TranscodeSetting.format(param)
+            case "transcode_bitrate": subsonic.transcode.kbps = try TranscodeSetting.kbps(param)
+            case "original_clients":
+                subsonic.originalClients = param.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case "jukebox_partition":
+                guard !param.value.isEmpty, param.value.utf8.count <= 64 else { throw ConfigError("jukebox_partition: a partition name", at: param.location) }
+                subsonic.jukeboxPartition = param.value
             default:
                 warnings.append("\(param.location): unknown subsonic setting '\(param.name)'; ignored")
             }
@@ -49,6 +64,8 @@ public struct SubsonicUserConfiguration: Sendable, Equatable {
     public var name: String
     public var password: String
     public var permissions: Permission
+    /// This user's own `transcode_format` / `transcode_bitrate` (over the box's).
+    public var transcode = TranscodeSetting()
 
     public init(name: String, password: String, permissions: Permission = [.read, .add]) {
         self.name = name
@@ -59,7 +76,8 @@ public struct SubsonicUserConfiguration: Sendable, Equatable {
     static func read(_ block: ConfigBlock, warnings: inout [String], readFile: (String) -> String?) throws(ConfigError)
         -> SubsonicUserConfiguration?
     {
-        for param in block.params where !["name", "password", "password_file", "permissions"].contains(param.name) {
+        let known = ["name", "password", "password_file", "permissions", "transcode_format", "transcode_bitrate"]
+        for param in block.params where !known.contains(param.name) {
             warnings.append("\(param.location): unknown subsonic_user setting '\(param.name)'; ignored")
         }
         guard let name = block.value("name"), !name.isEmpty, name.utf8.count <= 128 else {
@@ -85,6 +103,38 @@ public struct SubsonicUserConfiguration: Sendable, Equatable {
                 throw ConfigError(error.description, at: param.location)
             }
         }
-        return SubsonicUserConfiguration(name: name, password: password, permissions: permissions)
+        var user = SubsonicUserConfiguration(name: name, password: password, permissions: permissions)
+        if let param = block.param("transcode_format") { user.transcode.format = try TranscodeSetting.format(param) }
+        if let param = block.param("transcode_bitrate") { user.transcode.kbps = try TranscodeSetting.kbps(param) }
+        return user
+    }
+}
+
+/// What a phone that asks for no format or bit rate gets: nil fields fall back (user → box
+/// → the original file).
+public struct TranscodeSetting: Sendable, Equatable {
+    /// `opus`, `mp3`, `aac` or `raw` (the original).
+    public var format: String?
+    /// kbit/s; 0 means the original.
+    public var kbps: Int?
+
+    public init(format: String? = nil, kbps: Int? = nil) {
+        self.format = format
+        self.kbps = kbps
+    }
+
+    static func format(_ param: ConfigParam) throws(ConfigError) -> String {
+        let value = param.value.lowercased()
+        guard ["opus", "mp3", "aac", "raw"].contains(value) else {
+            throw ConfigError("\(param.name): \"\(param.value)\" is not opus, mp3, aac or raw", at: param.location)
+        }
+        return value
+    }
+
+    static func kbps(_ param: ConfigParam) throws(ConfigError) -> Int {
+        guard let value = Int(param.value), (0...1000).contains(value) else {
+            throw ConfigError("\(param.name): \"\(param.value)\" is not a bit rate in kbit/s (0…1000)", at: param.location)
+        }
+        return value
     }
 }

@@ -268,7 +268,7 @@ public final class Daemon {
         if configuration.subsonic.enabled {
             let service = SubsonicSetup.service(
                 configuration: configuration, server: server, library: library, mounted: mounted, covers: covers, partitions: partitions,
-                logger: logger.domain("subsonic"))
+                cache: cloud.cache, logger: logger.domain("subsonic"))
             settings.api = service.handler
             if let port = configuration.subsonic.port {
                 subsonicWeb = SubsonicSetup.ownPort(port, settings: settings, configuration: configuration, logger: logger.domain("subsonic"))

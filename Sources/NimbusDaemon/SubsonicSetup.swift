@@ -1,6 +1,7 @@
 import Foundation
 import NimbusConfig
 import NimbusCore
+import NimbusDecoder
 import NimbusInput
 import NimbusLibrary
 import NimbusModel
@@ -10,6 +11,7 @@ import NimbusStickers
 import NimbusStorage
 import NimbusSubsonic
 import NimbusSupport
+import NimbusTranscode
 import NimbusWeb
 
 /// The phone API put together: its users (config blocks and the run-time file beside the
@@ -20,7 +22,7 @@ import NimbusWeb
 enum SubsonicSetup {
     static func service(
         configuration: DaemonConfiguration, server: Server, library: MusicLibrary, mounted: MountedStorage, covers: WebCovers,
-        partitions: PartitionSet, logger: Logger
+        partitions: PartitionSet, cache: RangeCache, logger: Logger
     ) -> SubsonicService {
         let users = configuration.subsonicUsers.map { SubsonicUser(name: $0.name, password: $0.password, permissions: $0.permissions) }
         let accounts = SubsonicAccounts(configured: users, file: configuration.stateFile + ".subsonic", logger: logger)
@@ -48,6 +50,13 @@ enum SubsonicSetup {
                 return partition.state == .stop ? nil : partition.currentItem?.song.uri
             })
         backend.playlists = context.playlists
+        backend.decoder = { uri in try songs.openDecoder(for: Song(uri: uri), replayGain: ReplayGainSettings(), mixRamp: false) }
+        backend.transcodes = TranscodeStore(cache: cache)
+        backend.transcodeDefaults = transcodeDefaults(configuration.subsonic.transcode, over: nil, clients: configuration.subsonic.originalClients)
+        for user in configuration.subsonicUsers where user.transcode != TranscodeSetting() {
+            backend.userTranscodeDefaults[user.name] = transcodeDefaults(
+                user.transcode, over: configuration.subsonic.transcode, clients: configuration.subsonic.originalClients)
+        }
         backend.emit = { @CoreActor events in context.idle.emit(events) }
         backend.stickers = SubsonicStickers(
             read: { @CoreActor type, names in
@@ -80,6 +89,13 @@ enum SubsonicSetup {
         context.apiUsers = APIUsers(accounts: accounts)
         context.idle.add(SubsonicWatch(service: service, library: library))
         return service
+    }
+
+    /// A user's setting over the box's: `raw` or a bit rate of 0 means the original.
+    static func transcodeDefaults(_ setting: TranscodeSetting, over box: TranscodeSetting?, clients: [String]) -> TranscodeDefaults {
+        let format = setting.format ?? box?.format
+        let kbps = format == "raw" ? 0 : setting.kbps ?? box?.kbps ?? (format == nil ? 0 : TranscodeFormat(rawValue: format!)?.defaultKbps ?? 0)
+        return TranscodeDefaults(format: format.flatMap(TranscodeFormat.init(rawValue:)), kbps: kbps, originalClients: Set(clients))
     }
 
     /// `/rest/` alone on `subsonic { port … }` (the page and its WebSockets are not there).

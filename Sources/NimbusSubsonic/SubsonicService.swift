@@ -7,46 +7,6 @@ import NimbusSupport
 import NimbusWeb
 import Synchronization
 
-/// What the API needs of the daemon, each call on the thread the comment says.
-public struct SubsonicBackend: Sendable {
-    /// The mount a URI is on (nil: the music directory itself). Any thread.
-    public var mountOf: @Sendable (String) -> String?
-    /// The mounts (cloud accounts, shares, podcasts), by name. Any thread.
-    public var mounts: @Sendable () -> [String]
-    /// Opens a library song for reading (blocking; through the range cache for a cloud,
-    /// share or podcast song). Called on a stream worker.
-    public var open: @Sendable (String) throws -> any NimbusInput.InputStream
-    /// A cover as JPEG scaled to `size` (nil: the original bytes, `size` 0), or nil for none.
-    /// Blocking; called on a worker.
-    public var cover: @Sendable (_ database: Database, _ songURI: String, _ size: Int) -> [UInt8]?
-    /// Starts an `update` (hops to the core loop); scanning state and songs in the database.
-    public var startScan: @Sendable () async -> Void
-    public var scanning: @Sendable () async -> Bool
-    /// The URI of the box's playing song, if any.
-    public var playing: @Sendable () async -> String?
-    /// Stars, ratings and plays (MPD's sticker table).
-    public var stickers: SubsonicStickers = .none
-    /// MPD's stored playlists (nil without a playlist directory). Blocking file work: workers only.
-    public var playlists: PlaylistStore?
-    /// Raises idle events on the MPD port (`stored_playlist` after a playlist edit).
-    public var emit: @Sendable (IdleEvents) async -> Void = { _ in }
-
-    public init(
-        mountOf: @escaping @Sendable (String) -> String?,
-        mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
-        cover: @escaping @Sendable (Database, String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
-        scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
-    ) {
-        self.mountOf = mountOf
-        self.mounts = mounts
-        self.open = open
-        self.cover = cover
-        self.startScan = startScan
-        self.scanning = scanning
-        self.playing = playing
-    }
-}
-
 /// The Subsonic / OpenSubsonic API under `/rest/`: signs each request in, routes it to its
 /// endpoint on a worker thread (never the web thread, never the cooperative pool: a search
 /// walks the library and a stream waits on the network) and encodes the answer as the client
@@ -61,6 +21,9 @@ public final class SubsonicService: Sendable {
     private let workers: OperationQueue
     /// Streams and downloads: each holds a thread while its client reads, so they have their own bound.
     let streamers: OperationQueue
+    /// Transcodes: each is a CPU-bound encode (throttled by its phone's reading), so fewer at
+    /// once than streams, at a lower priority than the box's own playback.
+    let transcoders: OperationQueue
     /// The daemon's current database, handed over as each one is installed (so a request
     /// needs no hop to the core loop to find it).
     private let current: Mutex<Database>
@@ -95,6 +58,10 @@ public final class SubsonicService: Sendable {
         streamers = OperationQueue()
         streamers.name = "subsonic-stream"
         streamers.maxConcurrentOperationCount = 16
+        transcoders = OperationQueue()
+        transcoders.name = "subsonic-transcode"
+        transcoders.maxConcurrentOperationCount = 12
+        transcoders.qualityOfService = .utility
         if !accounts.signIn.users.isEmpty {
             used.store(true, ordering: .relaxed)
             workers.addOperation { [self] in _ = library(database) }

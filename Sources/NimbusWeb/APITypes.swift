@@ -31,6 +31,16 @@ public struct APIAnswer: Sendable {
         case bytes([UInt8])
         /// `length` bytes the stream will bring (the `Content-Length`).
         case stream(APIStream, length: Int64)
+        /// As many bytes as the stream brings, in HTTP/1.1 chunks (a transcode being made:
+        /// its length is known only at its end).
+        case chunked(APIStream)
+
+        var stream: APIStream? {
+            switch self {
+            case .bytes: nil
+            case .stream(let stream, _), .chunked(let stream): stream
+            }
+        }
     }
 
     public var status: Int

@@ -15,6 +15,8 @@ struct APIStreaming {
     let token: UInt64
     let stream: APIStream
     var remaining: Int64
+    /// Written as HTTP/1.1 chunks, the last one empty.
+    var chunked = false
 }
 
 /// `/rest/`: the API's requests (GET, HEAD, form POST, CORS preflight) are taken whole on
@@ -113,7 +115,7 @@ extension WebServer {
             switch event {
             case .answer(let connection, let token, let answer):
                 guard loop.apiWaiting[connection] == token, let wsi = OpaquePointer(bitPattern: connection) else {
-                    if case .stream(let stream, _) = answer.body { stream.cancel() }
+                    answer.body.stream?.cancel()
                     continue
                 }
                 loop.apiWaiting[connection] = nil
@@ -133,26 +135,38 @@ extension WebServer {
                 lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             }
         case .stream(let stream, let length):
-            guard writeHead(wsi, code: answer.status, type: answer.type, length: Int(length), headers: headers) else {
-                stream.cancel()
-                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
-                return
-            }
-            if answer.headOnly || length == 0 {
-                stream.cancel()
-                if lws_http_transaction_completed(wsi) != 0 { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC) }
-                return
-            }
-            let connection = key(wsi), inbox = apiInbox
-            loop.apiStreams[connection] = APIStreaming(token: token, stream: stream, remaining: length)
-            stream.attach { inbox.post(.data(connection: connection, token: token)) }
-            lws_callback_on_writable(wsi)
+            startStream(stream, on: wsi, token: token, answer: answer, headers: headers, length: length)
+        case .chunked(let stream):
+            startStream(stream, on: wsi, token: token, answer: answer, headers: headers + [("transfer-encoding:", "chunked")], length: nil)
         }
+    }
+
+    /// `length` nil: chunked.
+    private func startStream(
+        _ stream: APIStream, on wsi: OpaquePointer, token: UInt64, answer: APIAnswer, headers: [(String, String)], length: Int64?
+    ) {
+        let headLength = length.map { lws_filepos_t($0) } ?? lws_filepos_t.max  // LWS_ILLEGAL_HTTP_CONTENT_LEN: no Content-Length
+        guard writeHead(wsi, code: answer.status, type: answer.type, length: headLength, headers: headers) else {
+            stream.cancel()
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            return
+        }
+        if answer.headOnly || length == 0 {
+            stream.cancel()
+            if lws_http_transaction_completed(wsi) != 0 { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC) }
+            return
+        }
+        keepAlive(wsi)
+        let connection = key(wsi), inbox = apiInbox
+        loop.apiStreams[connection] = APIStreaming(token: token, stream: stream, remaining: length ?? .max, chunked: length == nil)
+        stream.attach { inbox.post(.data(connection: connection, token: token)) }
+        lws_callback_on_writable(wsi)
     }
 
     /// Writes what the stream has; nil when the connection has no stream.
     func writeStream(_ wsi: OpaquePointer) -> Int32? {
         guard var streaming = loop.apiStreams[key(wsi)] else { return nil }
+        if streaming.chunked { return writeChunk(wsi, streaming) }
         let pre = nimbus_lws_pre()
         guard let (bytes, takenCount, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre) else { return 0 }
         var buffer = bytes
@@ -164,6 +178,7 @@ extension WebServer {
                 lws_write(wsi, $0.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
             }
             guard written == count else { return closeStream(wsi) }
+            keepAlive(wsi)
         }
         if last {
             streaming.stream.cancel()
@@ -176,6 +191,47 @@ extension WebServer {
         lws_callback_on_writable(wsi)
         return 0
     }
+
+    /// One HTTP/1.1 chunk of what the stream has (its size line in the headroom before the
+    /// bytes), and the empty last chunk once the stream ended.
+    private func writeChunk(_ wsi: OpaquePointer, _ streaming: APIStreaming) -> Int32 {
+        let pre = nimbus_lws_pre(), sizeRoom = 10
+        guard let (bytes, count, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre + sizeRoom) else { return 0 }
+        // The stream's end comes as an empty array, without the headroom.
+        var buffer = count > 0 ? bytes : [UInt8](repeating: 0, count: pre + sizeRoom)
+        var start = pre + sizeRoom
+        if count > 0 {
+            let sizeLine = Array((String(count, radix: 16) + "\r\n").utf8)
+            start -= sizeLine.count
+            buffer.replaceSubrange(start..<(pre + sizeRoom), with: sizeLine)
+            buffer += Array("\r\n".utf8)
+        }
+        if ended { buffer += Array("0\r\n\r\n".utf8) }
+        let length = buffer.count - start
+        if length > 0 {
+            let written = buffer.withUnsafeMutableBufferPointer {
+                lws_write(wsi, $0.baseAddress! + start, length, ended ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            }
+            guard written == length else { return closeStream(wsi) }
+            keepAlive(wsi)
+        }
+        if ended {
+            streaming.stream.cancel()
+            loop.apiStreams[key(wsi)] = nil
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        }
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    /// A body that is still moving keeps its connection: libwebsockets' request timeout
+    /// (`timeout_secs`) would otherwise cut a phone playing a long stream at its own pace.
+    /// A connection whose bytes stop moving for `streamStall` seconds is closed.
+    private func keepAlive(_ wsi: OpaquePointer) {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.streamStall)
+    }
+
+    static let streamStall: Int32 = 60
 
     private func closeStream(_ wsi: OpaquePointer) -> Int32 {
         loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()

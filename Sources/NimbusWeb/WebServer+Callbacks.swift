@@ -91,21 +91,21 @@ extension WebServer {
     func respond(
         _ wsi: OpaquePointer, code: Int, type: String, body: [UInt8], headers: [(String, String)], headOnly: Bool = false
     ) -> Int32 {
-        guard writeHead(wsi, code: code, type: type, length: body.count, headers: headers) else { return -1 }
+        guard writeHead(wsi, code: code, type: type, length: lws_filepos_t(body.count), headers: headers) else { return -1 }
         if headOnly || body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
         loop.responses[key(wsi)] = HTTPResponse(body: body)
         lws_callback_on_writable(wsi)
         return 0
     }
 
-    func writeHead(_ wsi: OpaquePointer, code: Int, type: String, length: Int, headers: [(String, String)]) -> Bool {
+    func writeHead(_ wsi: OpaquePointer, code: Int, type: String, length: lws_filepos_t, headers: [(String, String)]) -> Bool {
         let pre = nimbus_lws_pre()
         var buffer = [UInt8](repeating: 0, count: pre + 2048)
         return buffer.withUnsafeMutableBufferPointer { raw -> Bool in
             let start = raw.baseAddress! + pre
             var position: UnsafeMutablePointer<UInt8>? = start
             let end = raw.baseAddress! + raw.count - 1
-            guard lws_add_http_common_headers(wsi, UInt32(code), type, lws_filepos_t(length), &position, end) == 0 else { return false }
+            guard lws_add_http_common_headers(wsi, UInt32(code), type, length, &position, end) == 0 else { return false }
             for (name, value) in headers {
                 let bytes = Array(value.utf8)
                 guard lws_add_http_header_by_name(wsi, name, bytes, Int32(bytes.count), &position, end) == 0 else { return false }

@@ -57,6 +57,29 @@ final class SubsonicConfigurationTests: XCTestCase {
         }
         XCTAssertFalse(try configuration("subsonic {\n    enabled \"no\"\n}").enabledSubsonic)
     }
+
+    func testTranscodingDefaultsAndTheJukeboxPartition() throws {
+        let config = try configuration(
+            """
+            subsonic {
+                transcode_format "OPUS"
+                transcode_bitrate "96"
+                original_clients "DSub, Tempo"
+                jukebox_partition "kitchen"
+            }
+            subsonic_user {
+                name "anna"
+                password "secret"
+                transcode_format "raw"
+            }
+            """)
+        XCTAssertEqual(config.subsonic.transcode, TranscodeSetting(format: "opus", kbps: 96))
+        XCTAssertEqual(config.subsonic.originalClients, ["DSub", "Tempo"])
+        XCTAssertEqual(config.subsonic.jukeboxPartition, "kitchen")
+        XCTAssertEqual(config.subsonicUsers.first?.transcode, TranscodeSetting(format: "raw"))
+        XCTAssertThrowsError(try configuration("subsonic {\n    transcode_format \"wma\"\n}\n"), "a format the box cannot make")
+        XCTAssertThrowsError(try configuration("subsonic {\n    transcode_bitrate \"fast\"\n}\n"))
+    }
 }
 
 extension DaemonConfiguration {

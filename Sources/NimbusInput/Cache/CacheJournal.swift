@@ -38,6 +38,18 @@ struct CacheJournal {
         return set
     }
 
+    /// The ranges a journal records, read without opening it for appending.
+    static func recorded(at path: String) -> RangeSet {
+        var set = RangeSet()
+        guard let bytes = (try? AtomicFile.read(path)) ?? nil else { return set }
+        var offset = 0
+        while offset + recordSize <= bytes.count, let range = decode(bytes[offset..<(offset + recordSize)]) {
+            set.insert(range)
+            offset += recordSize
+        }
+        return set
+    }
+
     mutating func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1

@@ -12,9 +12,9 @@ public final class RangeCache: Sendable {
     public let budget: Int64
     public let counters = CacheCounters()
     private let logger: Logger
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
-    private struct State: @unchecked Sendable {
+    struct State: @unchecked Sendable {
         // Invariant: only touched inside `state.withLock` (entries are Sendable classes with
         // their own locks; the dictionary itself is what this lock guards).
         var live: [CacheKey: CacheEntry] = [:]
@@ -53,6 +53,7 @@ public final class RangeCache: Sendable {
             dormant[String(name.dropLast(5))] = (Int64(info.st_blocks) * 512, Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)))
         }
         state = Mutex(State(dormant: dormant))
+        removePartials()
     }
 
     /// A stream over one remote file version; bytes come from disk when they are there.

@@ -8,7 +8,7 @@ import NimbusWeb
 extension SubsonicService {
     static var mediaEndpoints: [String: SubsonicEndpoint] {
         [
-            "stream": SubsonicEndpoint { call throws(SubsonicError) in try original(call) },
+            "stream": SubsonicEndpoint { call throws(SubsonicError) in try stream(call) },
             "download": SubsonicEndpoint { call throws(SubsonicError) in try original(call) },
             "getCoverArt": SubsonicEndpoint { call throws(SubsonicError) in
                 let library = call.library
@@ -43,8 +43,16 @@ extension SubsonicService {
         } catch {
             throw SubsonicError(0, "Cannot read the song: \(error)")
         }
-        guard let length = input.size else { throw SubsonicError(0, "The song's length is not known") }
         let suffix = SongFields.suffix(entry.song.name)
+        return try serve(call, input, song: entry.id, name: entry.song.name, type: SongFields.contentType(suffix))
+    }
+
+    /// Sends a file with its length and real ranges: a song as it is, or a transcode kept
+    /// in the cache.
+    static func serve(
+        _ call: SubsonicCall, _ input: any NimbusInput.InputStream, song: String, name: String, type: String
+    ) throws(SubsonicError) -> SubsonicReply {
+        guard let length = input.size else { throw SubsonicError(0, "The song's length is not known") }
         var headers: [(String, String)] = [("accept-ranges:", "bytes"), ("cache-control:", "no-cache")]
         var range: Range<Int64> = 0..<length
         var status = 200
@@ -58,19 +66,24 @@ extension SubsonicService {
             headers.append(("content-range:", "bytes \(asked.lowerBound)-\(asked.upperBound - 1)/\(length)"))
         }
         if call.request.path.contains("download") {
-            let name = entry.song.name.replacingOccurrences(of: "\"", with: "'")
+            let name = name.replacingOccurrences(of: "\"", with: "'")
             headers.append(("content-disposition:", "attachment; filename=\"\(name)\""))
         }
         let stream = APIStream()
         let source = UncheckedInput(input), wanted = range
         let service = call.service, user = call.user?.name ?? "", client = (try? call.arguments.optional("c")) ?? nil
         service.streamers.addOperation {
-            let number = service.streamCounter.add(1, ordering: .relaxed).newValue
-            service.streaming.withLock { $0[number] = (user, entry.id, client ?? "", Date()) }
-            defer { service.streaming.withLock { _ = $0.removeValue(forKey: number) } }
-            pump(source.input, range: wanted, into: stream)
+            service.whileStreaming(user: user, song: song, client: client) { pump(source.input, range: wanted, into: stream) }
         }
-        return .http(APIAnswer(status: status, type: SongFields.contentType(suffix), headers: headers, body: .stream(stream, length: Int64(range.count))))
+        return .http(APIAnswer(status: status, type: type, headers: headers, body: .stream(stream, length: Int64(range.count))))
+    }
+
+    /// Runs `body` with the stream listed in `getNowPlaying`.
+    func whileStreaming(user: String, song: String, client: String?, _ body: () -> Void) {
+        let number = streamCounter.add(1, ordering: .relaxed).newValue
+        streaming.withLock { $0[number] = (user, song, client ?? "", Date()) }
+        defer { streaming.withLock { _ = $0.removeValue(forKey: number) } }
+        body()
     }
 
     /// Copies `range` of the input into the stream until done, failed or cancelled.

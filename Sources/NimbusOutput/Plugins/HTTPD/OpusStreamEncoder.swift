@@ -18,6 +18,12 @@ final class OpusStreamEncoder: StreamEncoder {
     private var granule: Int64 = 0
     private var packetNumber: Int64 = 0
     private var packet = [UInt8](repeating: 0, count: 4000)
+    /// A file rather than an endless stream: the end is flushed through the encoder's
+    /// lookahead and the last granule position says exactly where the input ended, so the
+    /// file decodes to the song's length (RFC 7845 end trimming).
+    var trimsEnd = false
+    private var inputFrames: Int64 = 0
+    private var preSkip: Int64 = 0
 
     static let rate: UInt32 = 48000
 
@@ -45,6 +51,7 @@ final class OpusStreamEncoder: StreamEncoder {
         _ = nimbus_opus_set_signal(encoder, signal == "voice" ? OPUS_SIGNAL_VOICE : signal == "music" ? OPUS_SIGNAL_MUSIC : OPUS_AUTO)
         ogg_stream_init(&stream, Int32.random(in: 1...Int32.max))
         let preSkip = UInt16(clamping: nimbus_opus_lookahead(encoder))
+        self.preSkip = Int64(preSkip)
         var head = Array("OpusHead".utf8) + [1, UInt8(channels)]
         withUnsafeBytes(of: preSkip.littleEndian) { head += $0 }
         withUnsafeBytes(of: Self.rate.littleEndian) { head += $0 }
@@ -88,12 +95,14 @@ final class OpusStreamEncoder: StreamEncoder {
 
     func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8] {
         pending += pcm.bindMemory(to: Int16.self)
+        inputFrames += Int64(pcm.count / (2 * channels))
         return try packets(last: false)
     }
 
     /// Encodes every whole 20 ms frame held (with `last`, the rest padded with silence).
     private func packets(last: Bool) throws(OutputError) -> [UInt8] {
         let frameSamples = Self.frameSize * channels
+        if last, trimsEnd { pending += [Int16](repeating: 0, count: Int(preSkip) * channels) }
         if last, pending.count % frameSamples != 0 {
             pending += [Int16](repeating: 0, count: frameSamples - pending.count % frameSamples)
         }
@@ -107,6 +116,7 @@ final class OpusStreamEncoder: StreamEncoder {
             offset += frameSamples
             granule += Int64(Self.frameSize)
             let endOfStream = last && pending.count - offset < frameSamples
+            if endOfStream, trimsEnd { granule = min(granule, preSkip + inputFrames) }
             packet.withUnsafeMutableBufferPointer { data in
                 var packet = ogg_packet(
                     packet: data.baseAddress, bytes: Int(bytes), b_o_s: 0, e_o_s: endOfStream ? 1 : 0, granulepos: granule,

@@ -3,13 +3,27 @@ import NimbusModel
 /// Turns the output's PCM (16-bit, interleaved, in `format`) into the bytes of one endless
 /// stream. A listener who joins late gets `header` first, then whatever `encode` returns
 /// from then on; each result is whole pages or frames, so it can be dropped as a unit for a
-/// listener too slow to keep up.
-protocol StreamEncoder: AnyObject {
+/// listener too slow to keep up. The phone API's transcoder uses the same encoders for files.
+public protocol StreamEncoder: AnyObject {
     var contentType: String { get }
     var header: [UInt8] { get }
     func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8]
     /// The end of the stream: whatever the encoder still holds.
     func finish() -> [UInt8]
+}
+
+/// The encoders for one song made into a file (a transcode for a phone): constant bit rate
+/// in kbit/s, 16-bit PCM in; `format` is what the encoder takes (Opus: 48 kHz).
+public enum FileEncoders {
+    public static func opus(_ format: AudioFormat, kbps: Int) throws(OutputError) -> any StreamEncoder {
+        let encoder = try OpusStreamEncoder(format, bitrate: String(kbps * 1000), complexity: 10, signal: "music")
+        encoder.trimsEnd = true
+        return encoder
+    }
+
+    public static func mp3(_ format: AudioFormat, kbps: Int) throws(OutputError) -> any StreamEncoder {
+        try LameStreamEncoder(format, quality: nil, bitrate: kbps)
+    }
 }
 
 /// `encoder "wave"`: the PCM as it is, after a RIFF header whose lengths say "unknown" (the

@@ -1,0 +1,56 @@
+import Foundation
+import NimbusCore
+import NimbusDecoder
+import NimbusInput
+import NimbusLibrary
+import NimbusModel
+import NimbusTranscode
+
+/// What the API needs of the daemon, each call on the thread the comment says.
+public struct SubsonicBackend: Sendable {
+    /// The mount a URI is on (nil: the music directory itself). Any thread.
+    public var mountOf: @Sendable (String) -> String?
+    /// The mounts (cloud accounts, shares, podcasts), by name. Any thread.
+    public var mounts: @Sendable () -> [String]
+    /// Opens a library song for reading (blocking; through the range cache for a cloud,
+    /// share or podcast song). Called on a stream worker.
+    public var open: @Sendable (String) throws -> any NimbusInput.InputStream
+    /// A cover as JPEG scaled to `size` (nil: the original bytes, `size` 0), or nil for none.
+    /// Blocking; called on a worker.
+    public var cover: @Sendable (_ database: Database, _ songURI: String, _ size: Int) -> [UInt8]?
+    /// Starts an `update` (hops to the core loop); scanning state and songs in the database.
+    public var startScan: @Sendable () async -> Void
+    public var scanning: @Sendable () async -> Bool
+    /// The URI of the box's playing song, if any.
+    public var playing: @Sendable () async -> String?
+    /// Stars, ratings and plays (MPD's sticker table).
+    public var stickers: SubsonicStickers = .none
+    /// MPD's stored playlists (nil without a playlist directory). Blocking file work: workers only.
+    public var playlists: PlaylistStore?
+    /// Raises idle events on the MPD port (`stored_playlist` after a playlist edit).
+    public var emit: @Sendable (IdleEvents) async -> Void = { _ in }
+    /// Opens a decoder for a library song, through the storage as `open` reads it (blocking;
+    /// a transcoding worker). Nil: no transcoding, every phone gets the original.
+    public var decoder: (@Sendable (_ uri: String) throws -> any AudioDecoder)?
+    /// Where finished transcodes are kept (the range cache); nil: each play is encoded again.
+    public var transcodes: TranscodeStore?
+    /// What phones that ask for no format get (`subsonic { }`), per user where a
+    /// `subsonic_user { }` says otherwise.
+    public var transcodeDefaults = TranscodeDefaults()
+    public var userTranscodeDefaults: [String: TranscodeDefaults] = [:]
+
+    public init(
+        mountOf: @escaping @Sendable (String) -> String?,
+        mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
+        cover: @escaping @Sendable (Database, String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
+        scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
+    ) {
+        self.mountOf = mountOf
+        self.mounts = mounts
+        self.open = open
+        self.cover = cover
+        self.startScan = startScan
+        self.scanning = scanning
+        self.playing = playing
+    }
+}
