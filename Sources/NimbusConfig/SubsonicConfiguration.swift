@@ -14,6 +14,7 @@ import NimbusModel
 ///     transcode_bitrate "128"           # kbit/s for phones that ask for nothing (default: the original)
 ///     original_clients  "DSub,Tempo"    # client names (`c=`) that get the original unless they ask
 ///     jukebox_partition "default"       # the partition the jukebox drives
+///     radio_playlist    "radio"         # the stored playlist of internet radio stations
 /// }
 /// ```
 public struct SubsonicConfiguration: Sendable, Equatable {
@@ -24,6 +25,7 @@ public struct SubsonicConfiguration: Sendable, Equatable {
     public var transcode = TranscodeSetting()
     public var originalClients: [String] = []
     public var jukeboxPartition = "default"
+    public var radioPlaylist = "radio"
 
     public init() {}
 
@@ -41,6 +43,11 @@ public struct SubsonicConfiguration: Sendable, Equatable {
             case "jukebox_partition":
                 guard !param.value.isEmpty, param.value.utf8.count <= 64 else { throw ConfigError("jukebox_partition: a partition name", at: param.location) }
                 subsonic.jukeboxPartition = param.value
+            case "radio_playlist":
+                guard !param.value.isEmpty, !param.value.contains("/"), param.value.utf8.count <= 255 else {
+                    throw ConfigError("radio_playlist: a stored playlist's name", at: param.location)
+                }
+                subsonic.radioPlaylist = param.value
             default:
                 warnings.append("\(param.location): unknown subsonic setting '\(param.name)'; ignored")
             }

@@ -268,7 +268,8 @@ public final class Daemon {
         if configuration.subsonic.enabled {
             let service = SubsonicSetup.service(
                 configuration: configuration, server: server, library: library, mounted: mounted, covers: covers, partitions: partitions,
-                cache: cloud.cache, logger: logger.domain("subsonic"))
+                cache: cloud.cache, logger: logger.domain("subsonic"),
+                podcasts: SubsonicPodcastSetup.podcasts(podcasts, offline: offline, mounted: mounted, context: server.context))
             settings.api = service.handler
             if let port = configuration.subsonic.port {
                 subsonicWeb = SubsonicSetup.ownPort(port, settings: settings, configuration: configuration, logger: logger.domain("subsonic"))

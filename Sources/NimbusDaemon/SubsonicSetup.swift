@@ -22,7 +22,7 @@ import NimbusWeb
 enum SubsonicSetup {
     static func service(
         configuration: DaemonConfiguration, server: Server, library: MusicLibrary, mounted: MountedStorage, covers: WebCovers,
-        partitions: PartitionSet, cache: RangeCache, logger: Logger
+        partitions: PartitionSet, cache: RangeCache, logger: Logger, podcasts: SubsonicPodcasts?
     ) -> SubsonicService {
         let users = configuration.subsonicUsers.map { SubsonicUser(name: $0.name, password: $0.password, permissions: $0.permissions) }
         let accounts = SubsonicAccounts(configured: users, file: configuration.stateFile + ".subsonic", logger: logger)
@@ -50,8 +50,17 @@ enum SubsonicSetup {
                 return partition.state == .stop ? nil : partition.currentItem?.song.uri
             })
         backend.playlists = context.playlists
+        backend.podcasts = podcasts
+        backend.radioPlaylist = configuration.subsonic.radioPlaylist
+        backend.comments = { uri in try songs.metadata(of: uri, picture: false).comments }
         backend.decoder = { uri in try songs.openDecoder(for: Song(uri: uri), replayGain: ReplayGainSettings(), mixRamp: false) }
         backend.transcodes = TranscodeStore(cache: cache)
+        let jukeboxName = configuration.subsonic.jukeboxPartition
+        backend.jukebox = { @CoreActor in
+            if let partition = partitions.named(jukeboxName) { return partition }
+            logger.notice("jukebox: creating the partition \"\(jukeboxName)\"")
+            return partitions.add(named: jukeboxName)
+        }
         backend.transcodeDefaults = transcodeDefaults(configuration.subsonic.transcode, over: nil, clients: configuration.subsonic.originalClients)
         for user in configuration.subsonicUsers where user.transcode != TranscodeSetting() {
             backend.userTranscodeDefaults[user.name] = transcodeDefaults(
@@ -84,8 +93,9 @@ enum SubsonicSetup {
                 context.idle.emit(.sticker)
                 return nil
             })
+        let queues = SubsonicPlayQueues(file: configuration.stateFile + ".subsonic-queues", logger: logger)
         let service = SubsonicService(
-            accounts: accounts, backend: backend, database: library.database, serverVersion: Version.string, logger: logger)
+            accounts: accounts, playQueues: queues, backend: backend, database: library.database, serverVersion: Version.string, logger: logger)
         context.apiUsers = APIUsers(accounts: accounts)
         context.idle.add(SubsonicWatch(service: service, library: library))
         return service

@@ -4,6 +4,7 @@ import NimbusDecoder
 import NimbusInput
 import NimbusLibrary
 import NimbusModel
+import NimbusSupport
 import NimbusTranscode
 
 /// What the API needs of the daemon, each call on the thread the comment says.
@@ -38,6 +39,14 @@ public struct SubsonicBackend: Sendable {
     /// `subsonic_user { }` says otherwise.
     public var transcodeDefaults = TranscodeDefaults()
     public var userTranscodeDefaults: [String: TranscodeDefaults] = [:]
+    /// A song's raw comments as `readcomments` lists them (blocking; lyrics are among them).
+    public var comments: (@Sendable (_ uri: String) throws -> [(key: String, value: String)])?
+    /// The stored playlist whose streams are the internet radio stations.
+    public var radioPlaylist = "radio"
+    /// The box's podcast subscriptions (nil: none on this box).
+    public var podcasts: SubsonicPodcasts?
+    /// The partition `jukeboxControl` drives (nil: no jukebox). Core loop.
+    public var jukebox: (@Sendable @CoreActor () -> Partition?)?
 
     public init(
         mountOf: @escaping @Sendable (String) -> String?,

@@ -44,9 +44,15 @@ public final class SubsonicService: Sendable {
     let nowPlayingNotes = Mutex<[(user: String, song: String, client: String, since: Date)]>([])
 
     public let accounts: SubsonicAccounts
+    /// Each user's phone queue (`savePlayQueue`).
+    let playQueues: SubsonicPlayQueues
 
-    public init(accounts: SubsonicAccounts, backend: SubsonicBackend, database: Database, serverVersion: String, logger: Logger) {
+    public init(
+        accounts: SubsonicAccounts, playQueues: SubsonicPlayQueues, backend: SubsonicBackend, database: Database, serverVersion: String,
+        logger: Logger
+    ) {
         self.accounts = accounts
+        self.playQueues = playQueues
         current = Mutex(database)
         signIn = accounts.signIn
         self.backend = backend
@@ -235,7 +241,9 @@ extension SubsonicService {
     static let endpoints: [String: SubsonicEndpoint] = browsingEndpoints.merging(searchEndpoints) { a, _ in a }
         .merging(mediaEndpoints) { a, _ in a }
         .merging(annotationEndpoints) { a, _ in a }.merging(playlistEndpoints) { a, _ in a }.merging(listEndpoints) { a, _ in a }
-        .merging(folderEndpoints) { a, _ in a }.merging(userEndpoints) { a, _ in a }
+        .merging(folderEndpoints) { a, _ in a }.merging(userEndpoints) { a, _ in a }.merging(jukeboxEndpoints) { a, _ in a }
+        .merging(bookmarkEndpoints) { a, _ in a }.merging(podcastEndpoints) { a, _ in a }
+        .merging(lyricsEndpoints) { a, _ in a }.merging(radioEndpoints) { a, _ in a }
 }
 
 /// What an endpoint answers: content for the `subsonic-response`, or HTTP of its own

@@ -118,6 +118,27 @@ enum ID3Tags {
         return trimmed(String(scalars))
     }
 
+    /// The texts of the USLT (unsynchronised lyrics) frames, as `LYRICS` comments.
+    static func lyrics(_ handle: OpaquePointer) -> [(key: String, value: String)] {
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_meta_check(handle) & Int32(MPG123_ID3) != 0, mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue, let v2 else { return [] }
+        var found: [(key: String, value: String)] = []
+        // libmpg123 keeps USLT frames with the text frames (they are not listed as comments).
+        let frames = (0..<v2.pointee.texts).map { v2.pointee.text[$0] } + (0..<v2.pointee.comments).map { v2.pointee.comment_list[$0] }
+        for frame in frames where frameID(frame) == "USLT" {
+            let text = string(frame.text).filter { !$0.isEmpty }.joined(separator: "\n")
+            if !text.isEmpty { found.append(("LYRICS", text)) }
+        }
+        return found
+    }
+
+    /// The raw ID3v2 tag, for the frames libmpg123 does not expose (SYLT).
+    static func rawTag(_ handle: OpaquePointer) -> [UInt8]? {
+        guard mpg123_meta_check(handle) & Int32(MPG123_ID3) != 0 else { return nil }
+        return rawV2(handle)
+    }
+
     private static func rawV2(_ handle: OpaquePointer) -> [UInt8]? {
         var v1: UnsafeMutablePointer<UInt8>?
         var v1Size = 0

@@ -28,6 +28,10 @@ public struct MP3Plugin: DecoderPlugin {
         if frames > 0 { collector.setDuration(frames: UInt64(frames), rate: UInt32(rate)) }
         result.picture = ID3Tags.collect(from: handle.handle, into: &collector, wantPicture: options.picture)
         for (key, value) in APETags.items(in: stream) { collector.noteLoudness(key, value) }
+        if options.comments {
+            result.comments += ID3Tags.lyrics(handle.handle)
+            if let raw = ID3Tags.rawTag(handle.handle) { result.comments += ID3Lyrics.comments(in: raw) }
+        }
         result.tag = collector.tag
         result.replayGain = collector.replayGain
         result.mixRamp = collector.mixRamp

@@ -59,10 +59,23 @@ enum ArtworkCommands {
     static func readComments(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         try metadata(call, picture: false, into: &out) { metadata in
             var out = ResponseWriter()
-            for (key, value) in metadata.comments { out.field(named: key, value) }
+            for (key, value) in metadata.comments where isListable(key, value) { out.field(named: key, value) }
             return out
         }
     }
+
+    /// MPD's rule for a comment `readcomments` may print: a name of ASCII letters, `_` and
+    /// `-` (starting with a letter), a value without control characters — a multi-line
+    /// value (lyrics) would otherwise end the line early and put text where a client reads
+    /// protocol.
+    nonisolated static func isListable(_ key: String, _ value: String) -> Bool {
+        guard let first = key.utf8.first, Self.isLetter(first),
+            key.utf8.allSatisfy({ Self.isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else { return false }
+        return !value.utf8.contains { $0 < 0x20 }
+    }
+
+    nonisolated private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
 
     /// A library song's metadata read again, answered with what `render` makes of it.
     private static func metadata(

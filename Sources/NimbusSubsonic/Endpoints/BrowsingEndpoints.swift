@@ -14,7 +14,8 @@ extension SubsonicService {
             },
             "getOpenSubsonicExtensions": SubsonicEndpoint(needsSignIn: false) { _ throws(SubsonicError) in
                 var list = SubsonicNode("openSubsonicExtensions-holder")
-                let extensions = ["formPost", "apiKeyAuthentication"].map { name in
+                let names = ["formPost", "apiKeyAuthentication", "transcodeOffset", "songLyrics", "indexBasedQueue", "getPodcastEpisode"]
+                let extensions = names.map { name in
                     var node = SubsonicNode("openSubsonicExtensions", [("name", .string(name))])
                     node.values = [("versions", [.int(1)])]
                     return node

@@ -12,6 +12,9 @@ import NimbusSupport
 ///   fallback to the artist — the grouping of `list album group albumartist`;
 /// - artist: `r` + MD5("artist" NUL album artist);
 /// - folder (directory browsing): `d` + MD5("dir" NUL path);
+/// - podcast channel: `c` + MD5("podcast" NUL the show's folder name under `podcasts/`);
+///   its episodes are songs, with song ids;
+/// - internet radio station: `i` + MD5("radio" NUL stream URL);
 /// - music folder: a number, 0 for the music directory itself, else the first 30 bits of
 ///   MD5("folder" NUL mount name) + 1 (the API wants integers).
 ///
@@ -48,6 +51,8 @@ public enum SubsonicIDs {
         return UInt64(id.dropFirst(), radix: 16)
     }
     public static func directory(_ path: String) -> String { "d" + hash("dir", path) }
+    public static func podcast(_ name: String) -> String { "c" + hash("podcast", name) }
+    public static func radio(_ url: String) -> String { "i" + hash("radio", url) }
 
     public static func folder(_ mount: String?) -> Int {
         guard let mount else { return 0 }

@@ -48,6 +48,14 @@ public struct SubsonicNode: Sendable {
         if let value { attributes.append((key, .double(value))) }
     }
 
+    /// Sets `key`, replacing a value it had (a song node made into a podcast episode).
+    public mutating func put(_ key: String, _ value: Value?) {
+        attributes.removeAll { $0.0 == key }
+        if let value { attributes.append((key, value)) }
+    }
+
+    public func has(_ key: String) -> Bool { attributes.contains { $0.0 == key } }
+
     /// Adds a single child.
     public mutating func add(_ child: SubsonicNode) { children.append(child) }
 
