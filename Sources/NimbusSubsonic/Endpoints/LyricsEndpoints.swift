@@ -82,7 +82,8 @@ extension SubsonicService {
             lyrics.lines.map { line in
                 var item = SubsonicNode("line")
                 item.set("start", line.start)
-                item.set("value", line.value)
+                // Text in XML, as Navidrome writes it (`<line start="0">…</line>`); `value` in JSON.
+                item.text = line.value
                 return item
             })
         return node

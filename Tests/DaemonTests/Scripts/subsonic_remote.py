@@ -17,25 +17,18 @@ import time
 import urllib.parse
 import urllib.request
 
+import xml.etree.ElementTree as ET
+
 import libopensonic
 from mpd import MPDClient
+
+from subsonic_spec import check, checked_with, fail
 
 # Nimbus's own commands, as a client library learns them.
 MPDClient.add_command("listpodcasts", MPDClient._parse_songs)
 MPDClient.add_command("listpins", MPDClient._parse_songs)
 
 WEB, MPD_PORT, FEED, EPISODE, PHASE = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-
-
-def fail(message):
-    print("FAIL " + message, flush=True)
-    print("FAIL " + message, file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 def wait_for(condition, message, timeout=30):
@@ -63,10 +56,16 @@ def mpd():
     return client
 
 
-def raw(endpoint, user="anna", password="sesame", **params):
-    query = urllib.parse.urlencode({"u": user, "p": password, "c": "remote", "f": "json", **params}, doseq=True)
+def raw(endpoint, user="anna", password="sesame", fmt="json", **params):
+    query = urllib.parse.urlencode({"u": user, "p": password, "c": "remote", "f": fmt, **params}, doseq=True)
     with urllib.request.urlopen(f"http://127.0.0.1:{WEB}/rest/{endpoint}?{query}") as answer:
-        return json.loads(answer.read())["subsonic-response"]
+        body = answer.read()
+    return json.loads(body)["subsonic-response"] if fmt == "json" else ET.fromstring(body)
+
+
+def spec(endpoint, **params):
+    """The answer in JSON and XML, with the fields OpenSubsonic requires of each object."""
+    return checked_with(raw, endpoint, **params)
 
 
 class Watcher:
@@ -132,6 +131,8 @@ def jukebox(phone, box, watcher, songs):
     listing = wait_for(lambda: (lambda p: p if p.current_index == 1 and p.playing else None)(phone.jukebox_control("get")),
                        "the jukebox does not see the box's queue")
     check([e.id for e in listing.entry] == songs[:2], f"jukebox get: {[e.id for e in listing.entry]}")
+    check(len(spec("jukeboxControl", action="get")["jukeboxPlaylist"]["entry"]) == 2, "jukebox get in JSON")
+    check(spec("jukeboxControl", action="status")["jukeboxStatus"]["currentIndex"] == 1, "jukebox status in JSON")
     box.setvol(80)
     check(abs(phone.jukebox_control("status").gain - 0.8) < 0.01, "gain follows the volume")
     box.stop()
@@ -152,6 +153,7 @@ def bookmarks(phone, box, watcher, songs):
     check(box.sticker_get("song", SONGS[1][1], "elapsed") == "61", "a bookmark is where the box resumes")
     marks = {b.entry.id: b for b in phone.get_bookmarks()}
     check(marks[songs[1]].comment == "chapter 3" and marks[songs[1]].username == "anna", f"bookmark: {marks[songs[1]]}")
+    check(len(spec("getBookmarks")["bookmarks"]["bookmark"]) == len(marks), "bookmarks in JSON")
     check(phone.delete_bookmark(songs[1]), "deleteBookmark")
     check(songs[1] not in {b.entry.id for b in phone.get_bookmarks()}, "deleted")
     check("elapsed" not in box.sticker_list("song", SONGS[1][1]), "the position went with the bookmark")
@@ -166,6 +168,8 @@ def play_queues(phone, songs):
           f"play queue ({PHASE}): {saved}")
     by_index = phone.get_play_queue_by_index()
     check(by_index.current_index == 2 and by_index.position == 12345, f"by index: {by_index}")
+    check(spec("getPlayQueue")["playQueue"]["changedBy"] == "DSub", "the client that saved the queue")
+    spec("getPlayQueueByIndex")
     other = raw("getPlayQueue", user="ben", password="pw")
     check("playQueue" not in other, "each user has a queue of their own")
     print("play queues ok", flush=True)
@@ -180,6 +184,9 @@ def podcasts(phone, box, watcher):
     check(episode.title == "First" and status(episode) == "new", f"episode: {episode}")
     check(phone.get_podcast_episode(episode.id).title == "First", "getPodcastEpisode")
     check(phone.get_newest_podcasts(count=5)[0].id == episode.id, "getNewestPodcasts")
+    spec("getPodcasts")
+    spec("getNewestPodcasts", count=5)
+    spec("getPodcastEpisode", id=episode.id)
     wait_for(lambda: raw("getSong", id=episode.stream_id).get("status") == "ok", "the episode never became a song")
     with urllib.request.urlopen(f"http://127.0.0.1:{WEB}/rest/stream?u=anna&p=sesame&id={episode.stream_id}") as answer:
         check(answer.read() == open(EPISODE, "rb").read(), "the episode streams as its file")
@@ -208,6 +215,9 @@ def lyrics(phone):
     check(filed and filed[0].synced and [(l.start, l.value) for l in filed[0].line] == [(500, "Hello"), (1250, "Again"), (3000, "Hello")],
           f"from an .lrc file: {filed}")
     check(phone.get_lyrics_by_song_id(song_id(SONGS[0][1])) == [], "a song without lyrics has none")
+    for name in ("Sung/tagged.flac", "Sung/timed.mp3", "Sung/filed.ogg"):
+        spec("getLyricsBySongId", id=song_id(name))
+    spec("getLyrics", artist="Singer", title="Tagged")
     found = phone.get_lyrics(artist="Singer", title="Tagged")
     check(found.value == "Plain words\non two lines", f"getLyrics: {found}")
     print("lyrics ok", flush=True)
@@ -221,6 +231,7 @@ def radio(phone, box, watcher):
     stations = phone.get_internet_radio_stations()
     check([(s.name, s.stream_url, s.home_page_url) for s in stations] == [("Example FM", "http://radio.example/stream", "http://radio.example/")],
           f"stations: {stations}")
+    spec("getInternetRadioStations")
     check(phone.update_internet_radio_station(stations[0].id, "http://radio.example/hq", "Example FM HQ"), "update station")
     check(box.listplaylist("radio") == ["http://radio.example/hq"], "the playlist follows")
     check(phone.get_internet_radio_stations()[0].name == "Example FM HQ", "renamed")

@@ -3,6 +3,7 @@
 answer, and the checks of both — shared by subsonic_clients.py."""
 
 import sys
+import xml.etree.ElementTree as ET
 
 
 def fail(message):
@@ -16,6 +17,7 @@ def check(condition, message):
         fail(message)
 
 
+NUMBER = (int, float)
 # Required fields of the OpenSubsonic responses (content/en/docs/Responses/*.md, "Req. Yes").
 REQUIRED = {
     "Child": [("id", str), ("isDir", bool), ("title", str)],
@@ -34,6 +36,15 @@ REQUIRED = {
     "scanStatus": [("scanning", bool)],
     "index": [("name", str)],
     "ArtistsID3": [("ignoredArticles", str)],
+    "JukeboxStatus": [("currentIndex", int), ("playing", bool), ("gain", NUMBER)],
+    "bookmark": [("position", int), ("username", str), ("created", str), ("changed", str)],
+    "PlayQueue": [("username", str), ("changed", str), ("changedBy", str)],
+    "PodcastChannel": [("id", str), ("url", str), ("status", str)],
+    "PodcastEpisode": [("id", str), ("isDir", bool), ("title", str), ("channelId", str), ("status", str)],
+    "InternetRadioStation": [("id", str), ("name", str), ("streamUrl", str)],
+    "StructuredLyrics": [("lang", str), ("synced", bool)],
+    "line": [("value", str)],
+    "lyrics": [("value", str)],
 }
 # Beyond the spec: what Amperfy and Strawberry need of a song (see SongFields).
 SONG_EXTRA = [("parent", str), ("albumId", str), ("artistId", str), ("size", int), ("suffix", str), ("contentType", str),
@@ -63,8 +74,25 @@ SHAPES = {
     "getScanStatus": [(["scanStatus"], "scanStatus")],
     "getSongsByGenre": [(["songsByGenre", "song"], "Song")],
     "getTopSongs": [(["topSongs", "song"], "Song")],
+    # action=status answers jukeboxStatus, action=get jukeboxPlaylist.
+    "jukeboxControl": [(["jukeboxStatus"], "JukeboxStatus"), (["jukeboxPlaylist"], "JukeboxStatus"),
+                       (["jukeboxPlaylist", "entry"], "Song")],
+    "getBookmarks": [(["bookmarks", "bookmark"], "bookmark"), (["bookmarks", "bookmark", "entry"], "Song")],
+    "getPlayQueue": [(["playQueue"], "PlayQueue"), (["playQueue", "entry"], "Song")],
+    "getPlayQueueByIndex": [(["playQueueByIndex"], "PlayQueue"), (["playQueueByIndex", "entry"], "Song")],
+    "getPodcasts": [(["podcasts", "channel"], "PodcastChannel"), (["podcasts", "channel", "episode"], "PodcastEpisode")],
+    "getNewestPodcasts": [(["newestPodcasts", "episode"], "PodcastEpisode")],
+    "getPodcastEpisode": [(["podcastEpisode"], "PodcastEpisode")],
+    "getInternetRadioStations": [(["internetRadioStations", "internetRadioStation"], "InternetRadioStation")],
+    "getLyricsBySongId": [(["lyricsList", "structuredLyrics"], "StructuredLyrics"), (["lyricsList", "structuredLyrics", "line"], "line")],
+    "getLyrics": [(["lyrics"], "lyrics")],
 }
-LISTS = {"artist", "album", "song", "index", "genre", "musicFolder", "child", "entry", "playlist"}
+LISTS = {"artist", "album", "song", "index", "genre", "musicFolder", "child", "entry", "playlist", "bookmark", "channel",
+         "episode", "internetRadioStation", "structuredLyrics", "line"}
+# Repeatable names that are one object under this parent: a bookmark's song.
+SINGLE = {("bookmark", "entry")}
+# Fields that XML gives as the element's text, not as an attribute.
+TEXT = {("genre", "value"), ("line", "value"), ("lyrics", "value")}
 
 
 def walk(node, path):
@@ -77,7 +105,7 @@ def walk(node, path):
             value = item.get(key) if isinstance(item, dict) else None
             if value is None:
                 continue
-            if depth > 0 and key in LISTS:
+            if depth > 0 and key in LISTS and (path[depth - 1], key) not in SINGLE:
                 check(isinstance(value, list), f"'{key}' is not a JSON array: {str(value)[:80]}")
                 found.extend(value)
             else:
@@ -92,13 +120,32 @@ def required(kind, obj, where):
         check(field in obj, f"{where}: {kind} without '{field}': {str(obj)[:160]}")
         value = obj[field]
         ok = isinstance(value, bool) if kind_of is bool else (isinstance(value, kind_of) and not isinstance(value, bool))
-        check(ok, f"{where}: {kind}.{field} is {value!r}, not {kind_of.__name__}")
+        check(ok, f"{where}: {kind}.{field} is {value!r}, not {getattr(kind_of, '__name__', 'a number')}")
 
 
 def xml_required(kind, element, where):
     fields = REQUIRED["Child"] + SONG_EXTRA if kind == "Song" else REQUIRED[kind]
     for field, _ in fields:
-        if kind == "genre" and field == "value":
-            check(element.text, f"{where}: genre without a name")
+        if (kind, field) in TEXT:
+            check(element.text, f"{where}: {kind} without its text")
             continue
         check(field in element.attrib, f"{where} (XML): {kind} without '{field}': {element.attrib}")
+
+
+def checked_with(call, endpoint, **params):
+    """The JSON answer, its required fields checked, and the XML answer's the same way;
+    `call(endpoint, fmt=…, **params)` answers the JSON root as a dict or the XML root."""
+    root = call(endpoint, **params)
+    check(root["status"] == "ok", f"{endpoint} {params}: {root.get('error')}")
+    xml = call(endpoint, fmt="xml", **params)
+    check(xml.get("status") == "ok", f"{endpoint} XML: {ET.tostring(xml)[:200]}")
+    ns = "{http://subsonic.org/restapi}"
+    for path, kind in SHAPES.get(endpoint, []):
+        objects = walk(root, path)
+        for obj in objects:
+            required(kind, obj, endpoint)
+        elements = xml.findall("./" + "/".join(ns + key for key in path))
+        check(len(elements) == len(objects), f"{endpoint}: XML has {len(elements)} {path[-1]}, JSON {len(objects)}")
+        for element in elements:
+            xml_required(kind, element, endpoint)
+    return root
