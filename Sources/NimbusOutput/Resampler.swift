@@ -21,7 +21,7 @@ public final class Resampler {
         step = Double(inputRate) / Double(outputRate)
         let cutoff = min(1.0, Double(outputRate) / Double(inputRate)) * 0.97
         let half = Self.taps / 2
-        var table = [Float](repeating: 0, count: (Self.phases + 1) * Self.taps)
+        var table = [Float](repeating: 0, count: (Self.phases + 1) * Self.taps * channels)
         for phase in 0...Self.phases {
             var row = [Double](repeating: 0, count: Self.taps)
             for tap in 0..<Self.taps {
@@ -29,7 +29,9 @@ public final class Resampler {
                 row[tap] = Self.kernel(distance, cutoff: cutoff, half: Double(half))
             }
             let sum = row.reduce(0, +)
-            for tap in 0..<Self.taps { table[phase * Self.taps + tap] = Float(row[tap] / sum) }
+            for tap in 0..<Self.taps {
+                for channel in 0..<channels { table[(phase * Self.taps + tap) * channels + channel] = Float(row[tap] / sum) }
+            }
         }
         self.table = table
         // Start with half a filter of silence so the first output frame is centred on input 0.
@@ -53,30 +55,58 @@ public final class Resampler {
     }
 
     /// Converts `input` (interleaved) and appends the result to `output`; returns frames added.
+    ///
+    /// The inner loop is most of a transcode's CPU (a quarter of an Opus encode, measured with
+    /// perf), so it works on the interleaved samples as they are: `table` holds each phase's
+    /// taps repeated once per channel, and for 1, 2, 4 or 8 channels sixteen lanes at a time
+    /// are blended and multiplied, lane `l` belonging to channel `l % channels`.
     @discardableResult
     public func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) -> Int {
         history.append(contentsOf: input)
         let half = Self.taps / 2
         let available = history.count / channels
+        let width = Self.taps * channels
+        let vectors = 16 % channels == 0 ? width / 16 : 0
         var produced = 0
+        output.reserveCapacity(output.count + Int(Double(input.count) / step) + 2 * channels)
         history.withUnsafeBufferPointer { samples in
             table.withUnsafeBufferPointer { table in
                 while Int(position) + half < available {
                     let base = Int(position)
-                    let fraction = position - Double(base)
-                    let phaseExact = fraction * Double(Self.phases)
+                    let phaseExact = (position - Double(base)) * Double(Self.phases)
                     let phase = Int(phaseExact)
                     let blend = Float(phaseExact - Double(phase))
-                    let first = table.baseAddress! + phase * Self.taps
-                    let second = first + Self.taps
-                    let start = base - half + 1
-                    for channel in 0..<channels {
-                        var sum: Float = 0
-                        for tap in 0..<Self.taps {
-                            let coefficient = first[tap] + (second[tap] - first[tap]) * blend
-                            sum += samples[(start + tap) * channels + channel] * coefficient
+                    let first = UnsafeRawPointer(table.baseAddress! + phase * width)
+                    let second = first + width * MemoryLayout<Float>.stride
+                    let frame = UnsafeRawPointer(samples.baseAddress! + (base - half + 1) * channels)
+                    if vectors > 0 {
+                        var sum = SIMD16<Float>()
+                        for vector in 0..<vectors {
+                            let offset = vector * 16 * MemoryLayout<Float>.stride
+                            let a = first.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+                            let b = second.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+                            let x = frame.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+                            sum += x * (a + (b - a) * blend)
                         }
-                        output.append(sum)
+                        for channel in 0..<channels {
+                            var total: Float = 0
+                            var lane = channel
+                            while lane < 16 {
+                                total += sum[lane]
+                                lane += channels
+                            }
+                            output.append(total)
+                        }
+                    } else {
+                        let a = first.assumingMemoryBound(to: Float.self), b = second.assumingMemoryBound(to: Float.self)
+                        let x = frame.assumingMemoryBound(to: Float.self)
+                        for channel in 0..<channels {
+                            var total: Float = 0
+                            for index in stride(from: channel, to: width, by: channels) {
+                                total += x[index] * (a[index] + (b[index] - a[index]) * blend)
+                            }
+                            output.append(total)
+                        }
                     }
                     produced += 1
                     position += step

@@ -202,7 +202,7 @@ struct PlaybackBenchmarks {
 
 /// Reads a FIFO the way a real-time consumer (snapserver, a sound card) does: a fixed amount
 /// every 10 ms from the first byte on, counting ticks where less than that had arrived.
-private struct FifoReader {
+struct FifoReader {
     let path: String
 
     func run(seconds: Double) -> Int {

@@ -56,6 +56,9 @@ do {
             notes += try SubsonicBenchmarks(songs: songs, quick: quick).run(into: &report)
         }
     }
+    if wanted("transcode") {
+        notes += try TranscodeBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }
