@@ -72,7 +72,9 @@ final class RemoteSeekTests: XCTestCase {
             // The middle of the file (15% to 70%, well before the 75% the target lies at).
             let middle = (size * 15 / 100)..<(size * 70 / 100)
             let read = covered(middle, of: name, on: server, size: size)
-            XCTAssertLessThan(Double(read) / Double(middle.count), 0.2, "\(name): \(read) of the \(middle.count) bytes before the target")
+            let log = server.requests.filter { $0.path == "/" + name }.map { "\($0.range ?? "-"):\($0.bytes)" }.joined(separator: " ")
+            if ProcessInfo.processInfo.environment["NIMBUS_SEEK_LOG"] != nil { print("\(name) size \(size): \(log)") }
+            XCTAssertLessThan(Double(read) / Double(middle.count), 0.2, "\(name): \(read) of the \(middle.count) bytes before the target; requests: \(log)")
         }
     }
 }

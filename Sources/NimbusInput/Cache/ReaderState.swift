@@ -41,9 +41,12 @@ final class ReaderState {
     }
 
     /// For a sequential player: the range to fetch next when less than about two fetches'
-    /// worth is left ahead of it.
+    /// worth is left ahead of it. Only once it has read a probe's worth in a row: a decoder
+    /// opening a file reads its headers sequentially and then jumps (to the end for the
+    /// length, into the middle for a seek), and a read-ahead started by those few kilobytes
+    /// fetched a quarter of an Ogg file that a seek to 7:30 never used.
     func readAhead(from runEnd: Int64, offset: Int64, length: Int64) -> Range<Int64>? {
-        guard purpose <= .prefetch, isSequential(offset), runEnd < length else { return nil }
+        guard purpose <= .prefetch, isSequential(offset), runLength >= probeSize, runEnd < length else { return nil }
         let size = fetchSize(for: offset)
         guard runEnd - offset < max(512 << 10, size * 2) else { return nil }
         return runEnd..<min(length, runEnd + size)
