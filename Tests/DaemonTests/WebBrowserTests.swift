@@ -28,6 +28,7 @@ final class WebBrowserTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
         let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts])
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertNil(result["error"], "the browser script stopped: \(result["error"] ?? "")")
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         XCTAssertNotNil(result["firstShownMs"] as? Double, "the page never showed the song")
         XCTAssertEqual(result["title"] as? String, "Nothing is playing", "stopped: no current song, as currentsong says")
@@ -98,6 +99,7 @@ final class WebBrowserTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
         let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "cloud", "yadisk"])
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertNil(result["error"], "the browser script stopped: \(result["error"] ?? "")")
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         XCTAssertEqual(result["userCode"] as? String, "WXYZ-1234", "the device code is shown")
         XCTAssertEqual(result["signedIn"] as? Bool, true)
@@ -128,6 +130,7 @@ final class WebBrowserTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
         let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "share", "box", ssh.password])
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertNil(result["error"], "the browser script stopped: \(result["error"] ?? "")")
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         XCTAssertTrue((result["fingerprint"] as? String ?? "").contains(ssh.fingerprint), "the host key is shown: \(result["fingerprint"] ?? "")")
         XCTAssertEqual(result["heldBack"] as? Bool, true, "not sent before the key is confirmed")
@@ -148,6 +151,7 @@ final class WebBrowserTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
         let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "login", "letmein"])
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertNil(result["error"], "the browser script stopped: \(result["error"] ?? "")")
         XCTAssertEqual(result["askedForPassword"] as? Bool, true)
         XCTAssertEqual(result["refusedShown"] as? String, "incorrect password")
         XCTAssertEqual(result["loggedIn"] as? Bool, true)
@@ -175,6 +179,7 @@ final class WebBrowserTests: XCTestCase {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/web_page_browser.py").path
         let output = try runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(port)/", "\(daemon.port)", artifacts, "podcast", server.url + "/feed.xml"])
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertNil(result["error"], "the browser script stopped: \(result["error"] ?? "")")
         XCTAssertEqual(result["severe"] as? [String], [], "JavaScript errors")
         XCTAssertEqual(result["subscribed"] as? Bool, true, "the show listed with its two episodes")
         XCTAssertTrue((result["episodesShown"] as? String ?? "").contains("Black"), "the show's folder in the Library")

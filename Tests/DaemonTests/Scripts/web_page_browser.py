@@ -54,6 +54,15 @@ driver = start(artifacts, 360, 740)
 result = {}
 
 
+def element(how, what, seconds=20):
+    """The first element found HOW/WHAT once it is there (a page drawn after a fetch takes a
+    moment on a loaded machine); a clear error naming it when it never comes."""
+    found = wait(lambda: driver.find_elements(how, what), seconds)
+    if not found:
+        raise RuntimeError("never appeared: %s %s on %s" % (how, what, driver.execute_script("return location.hash")))
+    return found[0]
+
+
 def text_of(selector):
     return driver.execute_script(
         "return [...document.querySelectorAll(arguments[0])].map((element) => element.textContent).join('\\n')", selector)
@@ -62,17 +71,17 @@ def text_of(selector):
 def share_scenario():
     name, secret = share
     driver.get(page + "#accounts")
-    row = wait(lambda: name in text_of("#account-list li") and driver.find_elements(By.XPATH, "//li[contains(., '%s')]//button[text()='Sign in']" % name))
-    row[0].click()
+    wait(lambda: name in text_of("#account-list li"))
+    click("//li[contains(., '%s')]//button[text()='Sign in']" % name, By.XPATH)
     result["fingerprint"] = wait(lambda: text_of(".signin-box .fingerprint"), 20)
-    box = wait(lambda: driver.find_elements(By.CSS_SELECTOR, ".signin-box input[type='password']"))[0]
+    box = element(By.CSS_SELECTOR, ".signin-box input[type='password']")
     box.send_keys(secret)
-    driver.find_element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
     # The form is not sent while "It is the same key" is unticked.
     result["heldBack"] = driver.execute_script("return !document.querySelector('.signin-box form').checkValidity()")
     driver.save_screenshot(os.path.join(artifacts, "share-signin-360.png"))
-    driver.find_element(By.CSS_SELECTOR, ".signin-box label input[type='checkbox']").click()
-    driver.find_element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    element(By.CSS_SELECTOR, ".signin-box label input[type='checkbox']").click()
+    element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
     result["signedIn"] = bool(wait(lambda: "Signed in" in text_of("#signin"), 30))
     result["libraryShowsAccount"] = bool(wait(lambda: location_is("#library") and "Album" in text_of("#library-list li"), 30))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
@@ -81,25 +90,23 @@ def share_scenario():
 
 def cloud_scenario():
     driver.get(page + "#accounts")
-    row = wait(lambda: cloud in text_of("#account-list li") and driver.find_elements(By.XPATH, "//li[contains(., '%s')]//button[text()='Sign in']" % cloud))
-    row[0].click()
+    wait(lambda: cloud in text_of("#account-list li"))
+    click("//li[contains(., '%s')]//button[text()='Sign in']" % cloud, By.XPATH)
     result["userCode"] = wait(lambda: text_of(".signin-box .code"))
     driver.save_screenshot(os.path.join(artifacts, "accounts-360.png"))
     result["signedIn"] = bool(wait(lambda: "Signed in" in text_of("#signin"), 30))
     result["libraryShowsAccount"] = bool(wait(lambda: location_is("#library") and "Album" in text_of("#library-list li"), 30))
-    button = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Keep offline Album']"))
-    button[0].click()
+    click("button[aria-label='Keep offline Album']")
     driver.get(page + "#offline")
     result["pinCompleted"] = bool(wait(lambda: "%s/Album — completed" % cloud in text_of("#pin-list li"), 60))
-    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Songs %s/Album']" % cloud))[0].click()
+    element(By.CSS_SELECTOR, "button[aria-label='Songs %s/Album']" % cloud).click()
     result["pinSongs"] = wait(lambda: driver.execute_script(
         "return [...document.querySelectorAll('.pin-songs li')].filter((row) => row.textContent.includes('completed')"
         " && row.querySelector('progress').value === row.querySelector('progress').max).length || null"))
     result["cacheSpace"] = wait(lambda: text_of("#cache-space"))
     driver.save_screenshot(os.path.join(artifacts, "offline-360.png"))
     driver.get(page + "#library")
-    box = wait(lambda: driver.find_elements(By.ID, "search"))
-    box[0].send_keys("Song 2\n")
+    element(By.ID, "search").send_keys("Song 2\n")
     result["searchFound"] = bool(wait(lambda: "Song 2" in text_of("#library-list li")))
     driver.save_screenshot(os.path.join(artifacts, "library-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
@@ -109,7 +116,7 @@ def cloud_scenario():
 def login_scenario():
     driver.get(page)
     result["askedForPassword"] = bool(wait(lambda: driver.execute_script("return !document.getElementById('login').hidden")))
-    box = driver.find_element(By.ID, "login-password")
+    box = element(By.ID, "login-password")
     box.send_keys("wrong\n")
     result["refusedShown"] = wait(lambda: driver.execute_script("return document.getElementById('problem').textContent"))
     box.clear()
@@ -124,11 +131,12 @@ def location_is(hash_):
     return driver.execute_script("return location.hash") == hash_
 
 
-def click(selector):
-    """Clicks the element once it is there; a list redrawn meanwhile is looked at again."""
+def click(selector, how=By.CSS_SELECTOR):
+    """Clicks the element once it is there; a list redrawn meanwhile (an idle event the page
+    follows) is looked at again rather than clicked stale."""
     def attempt():
         try:
-            elements = driver.find_elements(By.CSS_SELECTOR, selector)
+            elements = driver.find_elements(how, selector)
             if elements:
                 elements[0].click()
                 return True
@@ -144,14 +152,18 @@ def go(name):
         shown = [link for link in driver.find_elements(By.CSS_SELECTOR, selector) if link.is_displayed()]
         if shown:
             return shown[0].click()
-    driver.find_element(By.CSS_SELECTOR, "#tabbar a[href='#more']").click()
-    wait(lambda: [link for link in driver.find_elements(By.CSS_SELECTOR, "#more a[href='#%s']" % name) if link.is_displayed()])[0].click()
+    element(By.CSS_SELECTOR, "#tabbar a[href='#more']").click()
+    shown = wait(lambda: [link for link in driver.find_elements(By.CSS_SELECTOR, "#more a[href='#%s']" % name) if link.is_displayed()])
+    if not shown:
+        raise RuntimeError("no link to %s under More" % name)
+    shown[0].click()
 
 
 def library_scenario():
     """The album grid with covers the daemon scaled, an album's page, artists and genres."""
     go("library")
-    tile = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile button[aria-label='First Light — Alpha Band']"))
+    album = "#library-list .tile button[aria-label='First Light — Alpha Band']"
+    element(By.CSS_SELECTOR, album)
     result["albumTiles"] = len(driver.find_elements(By.CSS_SELECTOR, "#library-list .tile"))
     result["gridCover"] = wait(lambda: driver.execute_script(
         "const image = document.querySelector(\"#library-list .tile button[aria-label='First Light — Alpha Band'] img\");"
@@ -163,19 +175,19 @@ def library_scenario():
     # Where a long song was left, and one heard to its end, as the stickers say.
     mpd('sticker set song "Alpha Band/First Light/03 - Dusk.wav" elapsed 754',
         'sticker set song "Alpha Band/First Light/02 - Noon.mp3" played 1796194800')
-    tile[0].click()
+    click(album)
     result["positions"] = wait(lambda: "▶ 12:34" in text_of("#library-list li") and "✓" in text_of("#library-list li"))
-    add = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Add First Light']"))
+    element(By.CSS_SELECTOR, "button[aria-label='Add First Light']")
     result["albumSongs"] = wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#library-list li")) > 1 and text_of("#library-list li"))
     driver.save_screenshot(os.path.join(artifacts, "album-360.png"))
     length = len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")])
-    add[0].click()
+    click("button[aria-label='Add First Light']")
     result["albumAdded"] = wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")]) - length or None)
-    driver.find_element(By.CSS_SELECTOR, "#library-views button[data-view='artists']").click()
+    element(By.CSS_SELECTOR, "#library-views button[data-view='artists']").click()
     result["artists"] = wait(lambda: "Alpha Band" in text_of("#library-list li") and text_of("#library-list li"))
-    driver.find_element(By.CSS_SELECTOR, "#library-views button[data-view='genres']").click()
+    element(By.CSS_SELECTOR, "#library-views button[data-view='genres']").click()
     result["genres"] = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list li button") and text_of("#library-list li"))
-    driver.find_elements(By.CSS_SELECTOR, "#library-list li button")[0].click()
+    click("#library-list li button")
     result["genreAlbums"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile")))
 
 
@@ -206,13 +218,13 @@ return [Math.max(grid ? grid.startTime : 0, ...arrived), images.length, inView.l
 def podcast_scenario():
     """Subscribe from the Podcasts page, open the show, see its episodes."""
     driver.get(page + "#podcasts")
-    box = wait(lambda: driver.find_elements(By.ID, "podcast-url"))[0]
+    box = element(By.ID, "podcast-url")
     box.send_keys(podcast + "\n")
     result["subscribed"] = bool(wait(lambda: "Tea Time" in text_of("#podcast-list li") and "2 episodes" in text_of("#podcast-list li"), 20))
     driver.save_screenshot(os.path.join(artifacts, "podcasts-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
     from selenium.webdriver.support.ui import Select
-    Select(driver.find_element(By.CSS_SELECTOR, "#podcast-list select[aria-label='Keep offline Tea Time']")).select_by_value("1")
+    Select(element(By.CSS_SELECTOR, "#podcast-list select[aria-label='Keep offline Tea Time']")).select_by_value("1")
     result["kept"] = bool(wait(lambda: "keep: 1" in mpd("listpodcasts")[0]))
     click("#podcast-list button[aria-label='Open Tea Time']")
     result["episodesShown"] = wait(lambda: location_is("#library") and "Green" in text_of("#library-list li") and "●" in text_of("#library-list li")
@@ -260,34 +272,33 @@ def basic_scenario():
     result["marks"] = driver.execute_script(
         "return performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])"
         ".concat(performance.getEntriesByType('resource').map((r) => [r.name.split('/').pop(), Math.round(r.startTime), Math.round(r.responseEnd)]))")
-    result["title"] = driver.find_element(By.ID, "now-title").text
+    result["title"] = element(By.ID, "now-title").text
     result["labels"] = [element.get_attribute("aria-label") or element.text
                         for element in driver.find_elements(By.CSS_SELECTOR, "button, input, nav a")]
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
     driver.save_screenshot(os.path.join(artifacts, "now-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
 
-    output = wait(lambda: driver.find_elements(By.XPATH, "//div[@id='outputs']/button[text()='null']"))
-    output[0].click()
+    element(By.XPATH, "//div[@id='outputs']/button[text()='null']").click()
     result["outputSwitched"] = bool(wait(lambda: "outputenabled: 0" in mpd("outputs")[0]))
-    wait(lambda: driver.find_elements(By.XPATH, "//div[@id='outputs']/button[@aria-pressed='false']"))[0].click()
+    element(By.XPATH, "//div[@id='outputs']/button[@aria-pressed='false']").click()
     result["outputBack"] = bool(wait(lambda: "outputenabled: 1" in mpd("outputs")[0]))
 
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
+    element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
     result["played"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
     # The keyboard, as on a desktop: space pauses and plays again.
-    body = driver.find_element(By.TAG_NAME, "body")
+    body = element(By.TAG_NAME, "body")
     body.send_keys(" ")
     result["spacePaused"] = bool(wait(lambda: "state: pause" in mpd("status")[0]))
     body.send_keys(" ")
     result["spacePlayed"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     # The sleep timer from Now playing: 30 minutes, counted down on the page, then off.
     from selenium.webdriver.support.ui import Select
-    Select(driver.find_element(By.ID, "sleep")).select_by_value("1800")
+    Select(element(By.ID, "sleep")).select_by_value("1800")
     result["sleepSet"] = bool(wait(lambda: any(line in ("sleeptimer: 1800", "sleeptimer: 1799") for line in mpd("status")[0])))
     result["sleepShown"] = wait(lambda: text_of("#sleep-left").startswith("pauses in 29:") and text_of("#sleep-left"))
-    Select(driver.find_element(By.ID, "sleep")).select_by_value("0")
+    Select(element(By.ID, "sleep")).select_by_value("0")
     result["sleepOff"] = bool(wait(lambda: not any(line.startswith("sleeptimer") for line in mpd("status")[0])))
     result["titleAfterPlay"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('now-title').textContent; return t === 'Dusk' ? t : null;"))
@@ -317,7 +328,7 @@ def basic_scenario():
     queue_edits()
 
     go("playlists")
-    name = wait(lambda: driver.find_elements(By.ID, "save-name"))[0]
+    name = element(By.ID, "save-name")
     name.send_keys("From the page\n")
     result["playlistSaved"] = bool(wait(lambda: any("playlist: From the page" in line for line in mpd("listplaylists")[0])))
     result["playlistShown"] = bool(wait(lambda: "From the page" in text_of("#playlist-list li")))
@@ -327,15 +338,15 @@ def basic_scenario():
     result["statsSongs"] = wait(lambda: driver.execute_script(
         "const d = [...document.querySelectorAll('#stats div')].find((row) => row.textContent.startsWith('Songs'));"
         "return d ? d.querySelector('dd').textContent : null;"))
-    box = driver.find_element(By.ID, "crossfade")
+    box = element(By.ID, "crossfade")
     box.clear()
     box.send_keys("3\t")
     result["crossfadeSet"] = bool(wait(lambda: "xfade: 3" in mpd("status")[0]))
     # Phones: a user made here signs in to /rest/; a key is shown once.
-    wait(lambda: driver.find_element(By.ID, "phones").is_displayed())
-    driver.find_element(By.ID, "phone-name").send_keys("page user")
-    driver.find_element(By.ID, "phone-password").send_keys('pa"ss')
-    driver.find_element(By.CSS_SELECTOR, "#phone-add button").click()
+    wait(lambda: element(By.ID, "phones").is_displayed())
+    element(By.ID, "phone-name").send_keys("page user")
+    element(By.ID, "phone-password").send_keys('pa"ss')
+    element(By.CSS_SELECTOR, "#phone-add button").click()
     result["phoneUserAdded"] = bool(wait(lambda: "user: page user" in mpd("subsonicusers")[0]))
     result["phoneUserShown"] = bool(wait(lambda: "page user" in text_of("#phone-list")))
     click("#phone-list li button")
@@ -381,6 +392,15 @@ try:
         podcast_scenario()
     else:
         basic_scenario()
+except Exception:
+    # What went wrong, where, and the page as it was: the test reports it beside the steps done.
+    import traceback
+    result["error"] = traceback.format_exc()
+    try:
+        driver.save_screenshot(os.path.join(artifacts, "failure.png"))
+        result["severe"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    except Exception:
+        pass
 finally:
     driver.quit()
 print(json.dumps(result))
