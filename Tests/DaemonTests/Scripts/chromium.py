@@ -1,5 +1,6 @@
 """What the browser scripts share: Debian's headless Chromium under selenium, and waiting on a condition."""
 import os
+import socket
 import time
 
 from selenium import webdriver
@@ -26,3 +27,24 @@ def wait(condition, seconds=10, interval=0.05):
             return value
         time.sleep(interval)
     return None
+
+
+def mpd_session(port):
+    """A function sending MPD commands over TCP, as another client does, and giving back each
+    command's answer lines (through its OK or ACK)."""
+    def mpd(*commands):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            reader = connection.makefile("rb")
+            reader.readline()
+            answers = []
+            for command in commands:
+                connection.sendall(command.encode() + b"\n")
+                lines = []
+                while True:
+                    line = reader.readline().decode().rstrip("\n")
+                    lines.append(line)
+                    if line == "OK" or line.startswith("ACK "):
+                        break
+                answers.append(lines)
+            return answers
+    return mpd

@@ -15,13 +15,12 @@ Screenshots of each page at both sizes are written to ARTIFACTS_DIR.
 """
 import json
 import os
-import socket
 import sys
 
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
-from chromium import start, wait
+from chromium import mpd_session, start, wait
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
@@ -30,26 +29,7 @@ bench = len(sys.argv) > 4 and sys.argv[4] == "bench"
 podcast = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "podcast" else None
 share = sys.argv[5:7] if len(sys.argv) > 6 and sys.argv[4] == "share" else None
 os.makedirs(artifacts, exist_ok=True)
-
-
-def mpd(*commands):
-    """Answers of MPD commands sent over TCP, as another client."""
-    with socket.create_connection(("127.0.0.1", mpd_port), timeout=10) as connection:
-        reader = connection.makefile("rb")
-        reader.readline()
-        answers = []
-        for command in commands:
-            connection.sendall(command.encode() + b"\n")
-            lines = []
-            while True:
-                line = reader.readline().decode().rstrip("\n")
-                lines.append(line)
-                if line == "OK" or line.startswith("ACK "):
-                    break
-            answers.append(lines)
-        return answers
-
-
+mpd = mpd_session(mpd_port)
 driver = start(artifacts, 360, 740)
 result = {}
 
