@@ -122,16 +122,8 @@ struct TranscodeBenchmarks {
     /// Milliseconds from sending a GET to the first byte of its body, then hangs up, as a
     /// phone skipping on does.
     static func firstByte(port: Int, path: String) throws -> Double {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let fd = connectLoopback(port: port) else { throw APIFailure(description: "connect to \(port) failed") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw APIFailure(description: "connect to \(port) failed") }
         let start = DispatchTime.now().uptimeNanoseconds
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
