@@ -154,17 +154,10 @@ final class APIClient {
     deinit { if socket >= 0 { close(socket) } }
 
     private func connect() throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        guard let fd = connectLoopback(port: port) else { throw APIFailure(description: "cannot connect to port \(port)") }
+        socket = fd
         var one: Int32 = 1
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard connected == 0 else { throw APIFailure(description: "cannot connect to port \(port)") }
     }
 
     /// The body of one GET.
