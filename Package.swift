@@ -40,6 +40,7 @@ let package = Package(
         cLibrary("CZlib", "zlib", ["zlib1g-dev"]),
         cLibrary("CSMBClient", "smbclient", ["libsmbclient-dev"]),
         cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
+        cLibrary("CSoxr", "soxr", ["libsoxr-dev"]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -83,9 +84,9 @@ let package = Package(
             name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
         // Sound sinks (ALSA, null, fifo, the httpd stream with its encoders: one plugin each), format
-        // conversion, resampling and software volume.
+        // conversion, resampling (libsoxr), dither, the equalizer chain and software volume.
         .target(
-            name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis", "COpus", "CLame"],
+            name: "NimbusOutput", dependencies: ["NimbusModel", "NimbusSupport", "CALSA", "CFLAC", "CVorbis", "COpus", "CLame", "CSoxr"],
             swiftSettings: strict),
         // Playback: decoder thread (command mailbox, crossfade mixer), PCM pipe, one thread per output;
         // the follower handshake that makes joins gapless.

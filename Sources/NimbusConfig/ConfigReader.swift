@@ -18,14 +18,14 @@ struct ConfigReader {
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
         "follow_inside_symlinks", "pid_file",
-        "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization", "samplerate_converter",
+        "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
         "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
         "despotify_password", "despotify_high_bitrate", "log_timestamp",
     ]
     static let ignoredMPDBlocks: Set<String> = [
-        "decoder", "input", "input_cache", "playlist_plugin", "resampler", "filter", "database", "neighbors",
+        "decoder", "input", "input_cache", "playlist_plugin", "filter", "database", "neighbors",
     ]
 
     mutating func apply(to config: inout DaemonConfiguration) throws(ConfigError) {
@@ -37,6 +37,7 @@ struct ConfigReader {
             case "audio_output": config.audioOutputs.append(block)
             case "cloud": config.cloudAccounts.append(block)
             case "web": config.web = try WebConfiguration.read(block, warnings: &warnings)
+            case "resampler": config.resampler = try Self.resampler(block, warnings: &warnings)
             case "subsonic": config.subsonic = try SubsonicConfiguration.read(block, warnings: &warnings)
             case "subsonic_user":
                 let home = home
@@ -76,6 +77,9 @@ struct ConfigReader {
         case "cache_revalidate": config.cacheRevalidate = try number(param, range: 0...31_536_000)
         case "log_file":
             config.logFile = param.value == "syslog" || param.value == "/dev/stderr" ? nil : try absolutePath(param)
+        case "samplerate_converter" where !file.blocks.contains(where: { $0.name == "resampler" }):
+            config.resampler = try Self.samplerateConverter(param, warnings: &warnings)
+        case "samplerate_converter": break
         case "log_level":
             guard let level = LogLevel(configName: param.value) else {
                 throw ConfigError("unknown log level \"\(param.value)\"", at: param.location)

@@ -69,6 +69,8 @@ public struct DaemonConfiguration: Sendable {
     public var zeroconfEnabled = true
     public var zeroconfName = "Music Player @ %h"
     public var audioOutputs: [ConfigBlock] = []
+    /// `resampler { }` or `samplerate_converter`: libsoxr's quality and threads.
+    public var resampler = ResamplerSettings.standard
     public var cloudAccounts: [ConfigBlock] = []
     public var web = WebConfiguration()
     public var subsonic = SubsonicConfiguration()

@@ -16,6 +16,8 @@ public final class OutputRecord {
     /// `outputset` attributes, in the order MPD prints them.
     public internal(set) var attributes: [(name: String, value: String)]
     let make: @Sendable () -> any AudioOutput
+    /// The equalizer, balance and crossfeed the output's thread runs; the sound library sets it.
+    public let sound = SoundChain()
     private var mixer: Mixer
     /// The software mixer's level; also the level remembered in the state file.
     private var softwareVolume = 100
@@ -71,7 +73,7 @@ public final class OutputRecord {
     public var isPlaceholder: Bool { plugin == "dummy" }
 
     var slot: PlayerEngine.OutputSlot {
-        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, make: make)
+        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, sound: sound, make: make)
     }
 
     /// The level the player applies to this output's samples (100 unless software mixing).

@@ -81,6 +81,7 @@ public final class Daemon {
             storage: mounted, registry: decoders, musicDirectory: configuration.musicDirectory,
             databasePath: configuration.databaseFile, logger: logger.domain("update"))
         let songs = SongSources(storage: mounted, registry: decoders, http: HTTPFiles(accounts: cloud))
+        ResamplerSettings.current = configuration.resampler
         partitions = PartitionSet(
             idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength,
             logger: logger.domain("player"))
@@ -129,6 +130,9 @@ public final class Daemon {
             mounted: mounted, library: library, offline: offline, interval: configuration.podcastRefreshInterval,
             logger: logger.domain("podcasts"))
         services.podcasts = podcasts
+        services.sound = SoundLibrary(
+            presetsDirectory: Self.parent(configuration.stateFile) + "/presets", choicesFile: configuration.stateFile + ".sound",
+            partitions: partitions, logger: logger.domain("sound"))
         services.playlists = PlaylistStore(
             directory: configuration.playlistDirectory, maxLength: configuration.maxPlaylistLength,
             musicDirectory: configuration.musicDirectory, absolutePaths: configuration.absolutePlaylistPaths,

@@ -27,7 +27,10 @@ public struct IdleEvents: OptionSet, Sendable, Hashable {
     /// Nimbus's own, a cloud account added, removed, signed in or out, or its sign-in moved
     /// on: only for clients that name it (a client waiting on a sign-in).
     public static let account = IdleEvents(rawValue: 1 << 15)
-    static let optInNames = ["offline", "account"]
+    /// Nimbus's own, an equalizer preset or an output's sound chain changed: only for clients
+    /// that name it (every client already gets `output`, which is what MPD clients redraw on).
+    public static let eq = IdleEvents(rawValue: 1 << 16)
+    static let optInNames = ["offline", "account", "eq"]
 
     /// Subsystem names in the order MPD prints `changed:` lines.
     public static let names = [

@@ -1,10 +1,11 @@
 import Foundation
 import NimbusModel
 
-/// Turns decoder PCM into what an output opened: sample format, channel count, sample rate,
-/// and software volume. Identical formats at full volume pass through untouched; anything
-/// else goes through floats. Buffers are kept between calls so steady playback does not
-/// allocate.
+/// Turns decoder PCM into what an output opened: sample format, channel count, sample rate
+/// (libsoxr), the output's sound chain (equalizer, balance, crossfeed) and software volume,
+/// with TPDF dither whenever that cuts bits to 16 or 8. Identical formats at full volume with
+/// no chain pass through untouched (bit-perfect); anything else goes through floats. Buffers
+/// are kept between calls so steady playback does not allocate.
 public final class PCMConverter {
     public let input: AudioFormat
     public let output: AudioFormat
@@ -12,12 +13,13 @@ public final class PCMConverter {
     private var floats: [Float] = []
     private var resampled: [Float] = []
     private var bytes: [UInt8] = []
+    private var dither = Dither()
 
-    public init(from input: AudioFormat, to output: AudioFormat) {
+    public init(from input: AudioFormat, to output: AudioFormat, settings: ResamplerSettings = .current) {
         self.input = input
         self.output = output
         resampler = input.sampleRate == output.sampleRate
-            ? nil : Resampler(from: input.sampleRate, to: output.sampleRate, channels: Int(output.channels))
+            ? nil : Resampler(from: input.sampleRate, to: output.sampleRate, channels: Int(output.channels), settings: settings)
     }
 
     /// MPD's software volume curve: exponential, so the slider feels even across its range.
@@ -32,21 +34,16 @@ public final class PCMConverter {
     public func reset() { resampler?.reset() }
 
     /// Converts `pcm`; the result stays valid until the next call.
-    public func convert(_ pcm: UnsafeRawBufferPointer, volume: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        if isPassThrough && volume >= 100 {
+    public func convert(
+        _ pcm: UnsafeRawBufferPointer, volume: Int, chain: SoundChain? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
+        let shaping = chain?.isActive ?? false
+        if isPassThrough && volume >= 100 && !shaping {
             try body(pcm)
             return
         }
-        if isPassThrough && input.sample == .s16 {
-            // The common software-volume case: scale 16-bit samples in one pass, no floats.
-            let gain = Int32(Self.gain(forVolume: volume) * 65536)
-            bytes.removeAll(keepingCapacity: true)
-            bytes.append(contentsOf: pcm)
-            bytes.withUnsafeMutableBytes { raw in
-                let samples = raw.bindMemory(to: Int16.self)
-                for index in samples.indices { samples[index] = Int16((Int32(samples[index]) * gain) >> 16) }
-            }
-            try bytes.withUnsafeBytes { try body($0) }
+        if isPassThrough && input.sample == .s16 && !shaping {
+            try scaleSixteenBits(pcm, volume: volume, body)
             return
         }
         let frames = pcm.count / input.frameBytes
@@ -55,101 +52,63 @@ public final class PCMConverter {
         if input.channels != output.channels {
             floats = Self.remap(floats, from: Int(input.channels), to: Int(output.channels))
         }
-        let gain = Self.gain(forVolume: volume)
-        bytes.removeAll(keepingCapacity: true)
         if let resampler {
             resampled.removeAll(keepingCapacity: true)
             floats.withUnsafeBufferPointer { _ = resampler.process($0, into: &resampled) }
-            if gain != 1 { for index in resampled.indices { resampled[index] *= gain } }
-            Self.fromFloat(resampled, format: output, into: &bytes)
+            try finish(&resampled, volume: volume, chain: chain, body)
         } else {
-            if gain != 1 { for index in floats.indices { floats[index] *= gain } }
-            Self.fromFloat(floats, format: output, into: &bytes)
+            try finish(&floats, volume: volume, chain: chain, body)
+        }
+    }
+
+    /// What the resampler still holds at the end of a stream (a transcode's last frames, the
+    /// song before a format change), converted as `convert` would; nothing without one.
+    public func flush(volume: Int, chain: SoundChain? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard let resampler else { return }
+        resampled.removeAll(keepingCapacity: true)
+        guard resampler.flush(into: &resampled) > 0 else { return }
+        try finish(&resampled, volume: volume, chain: chain, body)
+    }
+
+    /// The float stages after the rate change: the chain at the output's rate, volume, then
+    /// the output's sample format, dithered only where something changed the samples.
+    private func finish(
+        _ samples: inout [Float], volume: Int, chain: SoundChain?, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
+        let shaping = chain?.isActive ?? false
+        if shaping, let chain {
+            samples.withUnsafeMutableBufferPointer { chain.process($0, channels: Int(output.channels), sampleRate: output.sampleRate) }
+        }
+        let gain = Self.gain(forVolume: volume)
+        if gain != 1 { for index in samples.indices { samples[index] *= gain } }
+        let exact = resampler == nil && gain == 1 && !shaping && input.sample.precisionBits <= output.sample.precisionBits
+            && !(input.channels > 1 && output.channels == 1)
+        bytes.removeAll(keepingCapacity: true)
+        if output.sample.precisionBits <= 16 && !exact {
+            withUnsafeMutablePointer(to: &dither) { Self.fromFloat(samples, format: output, into: &bytes, dither: $0) }
+        } else {
+            Self.fromFloat(samples, format: output, into: &bytes)
         }
         try bytes.withUnsafeBytes { try body($0) }
     }
 
-    /// Appends `frames` frames of `pcm` as floats in -1…1. Written through pointers: appending
-    /// sample by sample cost more than the mixing a crossfade does with the result.
-    public static func toFloat(_ pcm: UnsafeRawBufferPointer, format: AudioFormat, frames: Int, into floats: inout [Float]) {
-        let count = frames * Int(format.channels)
-        guard format.sample != .dsd, count > 0 else { return }
-        let start = floats.count
-        floats.append(contentsOf: repeatElement(0, count: count))
-        floats.withUnsafeMutableBufferPointer { all in
-            let out = UnsafeMutableBufferPointer(rebasing: all[start..<(start + count)])
-            switch format.sample {
-            case .s8:
-                for index in 0..<count { out[index] = Float(Int8(bitPattern: pcm[index])) / 128 }
-            case .s16:
-                let samples = pcm.bindMemory(to: Int16.self)
-                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 32768) }
-            case .s24:
-                let samples = pcm.bindMemory(to: Int32.self)
-                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 8_388_608) }
-            case .s32:
-                let samples = pcm.bindMemory(to: Int32.self)
-                for index in 0..<count { out[index] = Float(samples[index]) * (1 / 2_147_483_648) }
-            case .float:
-                let samples = pcm.bindMemory(to: Float.self)
-                for index in 0..<count { out[index] = samples[index] }
-            case .dsd:
-                break
+    /// The common software-volume case: 16-bit samples scaled in one integer pass, no
+    /// floats, with TPDF dither (in 1/65536 LSB) before the rounding shift.
+    private func scaleSixteenBits(_ pcm: UnsafeRawBufferPointer, volume: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let gain = Int32(Self.gain(forVolume: volume) * 65536)
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: pcm)
+        var noise = dither
+        bytes.withUnsafeMutableBytes { raw in
+            let samples = raw.bindMemory(to: Int16.self)
+            for index in samples.indices {
+                // Silence stays silence: no dither on samples that scale to nothing.
+                guard gain > 0 else { samples[index] = 0; continue }
+                let scaled = (Int32(samples[index]) * gain + noise.nextFixed() + 32768) >> 16
+                samples[index] = Int16(max(-32768, min(32767, scaled)))
             }
         }
-    }
-
-    /// Appends `samples` in `format`, rounded and clipped.
-    public static func fromFloat(_ samples: [Float], format: AudioFormat, into bytes: inout [UInt8]) {
-        guard format.sample != .dsd, !samples.isEmpty else { return }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: samples.count * format.sample.bytes))
-        func clamp(_ value: Float, _ scale: Float) -> Float { max(-scale, min(scale - 1, (value * scale).rounded())) }
-        samples.withUnsafeBufferPointer { input in
-            bytes.withUnsafeMutableBytes { all in
-                let raw = UnsafeMutableRawBufferPointer(rebasing: all[start...])
-                switch format.sample {
-                case .s8:
-                    for (index, sample) in input.enumerated() { raw[index] = UInt8(bitPattern: Int8(clamp(sample, 128))) }
-                case .s16:
-                    let out = raw.bindMemory(to: Int16.self)
-                    for (index, sample) in input.enumerated() { out[index] = Int16(clamp(sample, 32768)).littleEndian }
-                case .s24:
-                    let out = raw.bindMemory(to: Int32.self)
-                    for (index, sample) in input.enumerated() { out[index] = Int32(clamp(sample, 8_388_608)).littleEndian }
-                case .s32:
-                    let out = raw.bindMemory(to: Int32.self)
-                    for (index, sample) in input.enumerated() {
-                        out[index] = Int32(max(-2_147_483_648, min(2_147_483_647, Double(sample) * 2_147_483_648))).littleEndian
-                    }
-                case .float:
-                    let out = raw.bindMemory(to: Float.self)
-                    for (index, sample) in input.enumerated() { out[index] = sample }
-                case .dsd:
-                    break
-                }
-            }
-        }
-    }
-
-    /// Mono → stereo duplicates; stereo → mono averages; otherwise channels are dropped or
-    /// padded with silence.
-    static func remap(_ samples: [Float], from input: Int, to output: Int) -> [Float] {
-        let frames = samples.count / input
-        var result: [Float] = []
-        result.reserveCapacity(frames * output)
-        for frame in 0..<frames {
-            let base = frame * input
-            if input == 1 {
-                for _ in 0..<output { result.append(samples[base]) }
-            } else if output == 1 {
-                var sum: Float = 0
-                for channel in 0..<input { sum += samples[base + channel] }
-                result.append(sum / Float(input))
-            } else {
-                for channel in 0..<output { result.append(channel < input ? samples[base + channel] : 0) }
-            }
-        }
-        return result
+        dither = noise
+        try bytes.withUnsafeBytes { try body($0) }
     }
 }

@@ -15,6 +15,7 @@ final class OutputWorker: @unchecked Sendable {
     let name: String
     private let output: any AudioOutput
     private let fixedFormat: AudioFormatPattern?
+    private let sound: SoundChain
     private let pipe: MusicPipe
     private let events: @Sendable (PlayerEvent) -> Void
     /// Tells the engine this worker's device failed and it stopped.
@@ -45,13 +46,15 @@ final class OutputWorker: @unchecked Sendable {
     private let formatBox = Mutex<AudioFormat?>(nil)
 
     init(
-        id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, isClock: Bool, pipe: MusicPipe,
+        id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, sound: SoundChain, isClock: Bool,
+        pipe: MusicPipe,
         events: @escaping @Sendable (PlayerEvent) -> Void, failed: @escaping @Sendable (Int) -> Void
     ) {
         self.id = id
         self.name = name
         self.output = output
         self.fixedFormat = fixedFormat
+        self.sound = sound
         self.isClock = Atomic(isClock)
         self.pipe = pipe
         self.events = events
@@ -146,7 +149,9 @@ final class OutputWorker: @unchecked Sendable {
         }
         guard let converter, openFormat != nil, chunk.count > 0 else { return }
         chunk.bytes.withUnsafeBytes { raw in
-            converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<chunk.count]), volume: volume.load(ordering: .relaxed)) { pcm in
+            converter.convert(
+                UnsafeRawBufferPointer(rebasing: raw[..<chunk.count]), volume: volume.load(ordering: .relaxed), chain: sound
+            ) { pcm in
                 do {
                     try output.play(pcm)
                 } catch {
@@ -172,6 +177,9 @@ final class OutputWorker: @unchecked Sendable {
                 channels: pattern.channels ?? format.channels)
         } ?? format
         if let openFormat, openFormat == wanted, !deviceFailed {
+            // The device stays open: the last milliseconds the resampler holds of the song
+            // before are played, not dropped.
+            converter?.flush(volume: volume.load(ordering: .relaxed), chain: sound) { pcm in try? output.play(pcm) }
             sourceFormat = format
             converter = PCMConverter(from: format, to: openFormat)
             return

@@ -15,11 +15,18 @@ public final class PlayerEngine: Sendable {
         public let fixedFormat: AudioFormatPattern?
         /// Creates the output on first use (outputs own C handles and live on their thread).
         public let make: @Sendable () -> any AudioOutput
+        /// The output's equalizer, balance and crossfeed: owned by its record in the core,
+        /// which changes the settings; the worker runs it.
+        public let sound: SoundChain
 
-        public init(id: Int, name: String, fixedFormat: AudioFormatPattern?, make: @escaping @Sendable () -> any AudioOutput) {
+        public init(
+            id: Int, name: String, fixedFormat: AudioFormatPattern?, sound: SoundChain = SoundChain(),
+            make: @escaping @Sendable () -> any AudioOutput
+        ) {
             self.id = id
             self.name = name
             self.fixedFormat = fixedFormat
+            self.sound = sound
             self.make = make
         }
     }
@@ -68,7 +75,8 @@ public final class PlayerEngine: Sendable {
             state.order = all.map(\.id)
             for slot in all where state.workers[slot.id] == nil {
                 let worker = OutputWorker(
-                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, isClock: false, pipe: pipe,
+                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, sound: slot.sound, isClock: false,
+                    pipe: pipe,
                     events: events
                 ) { [weak self] id in self?.outputFailed(id) }
                 worker.setPaused(state.playerState == .pause)

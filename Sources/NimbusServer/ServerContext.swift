@@ -22,6 +22,8 @@ public struct ServerServices {
     public var offline: OfflineDownloads?
     /// Podcast subscriptions; nil when the daemon offers none.
     public var podcasts: (any PodcastControl)?
+    /// Equalizer presets and each output's sound chain; nil without a state directory.
+    public var sound: SoundLibrary?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
 
@@ -61,6 +63,7 @@ public final class ServerContext {
     public let accounts: (any AccountControl)?
     public let offline: OfflineDownloads?
     public let podcasts: (any PodcastControl)?
+    public let sound: SoundLibrary?
     /// The phone API's users and keys; nil while the API is off (its commands are then hidden).
     public var apiUsers: (any APIUserControl)?
     /// Keeps the pins' song lists current as the database and the playlists change.
@@ -87,6 +90,7 @@ public final class ServerContext {
         accounts = services.accounts
         offline = services.offline
         podcasts = services.podcasts
+        sound = services.sound
         shutdown = services.shutdown
         if let offline = services.offline {
             let sync = PinSync(offline: offline, context: self)

@@ -84,6 +84,14 @@ public final class Transcoder {
             if let failure { throw Failure("encoding failed: \(failure.description)") }
             guard give(encoded) else { return false }
         }
+        // The resampler's last few milliseconds, so the transcode is as long as the song.
+        var tail: [UInt8] = []
+        var failure: OutputError?
+        converter.flush(volume: 100) { pcm in
+            do throws(OutputError) { tail = try encoder.encode(pcm) } catch { failure = error }
+        }
+        if let failure { throw Failure("encoding failed: \(failure.description)") }
+        guard give(tail) else { return false }
         return give(encoder.finish())
     }
 

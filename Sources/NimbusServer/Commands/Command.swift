@@ -131,6 +131,6 @@ public struct CommandTable: Sendable {
     public static let standard = CommandTable(
         ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all
             + DatabaseCommands.all + ArtworkCommands.all + FingerprintCommands.all + QueueCommands.all + QueueInfoCommands.all
-            + PlayerCommands.all + OptionCommands.all + SleepCommands.all + PodcastCommands.all + OutputCommands.all + StoredPlaylistCommands.all
+            + PlayerCommands.all + OptionCommands.all + SleepCommands.all + PodcastCommands.all + OutputCommands.all + SoundCommands.all + StoredPlaylistCommands.all
             + SearchAddCommands.all + StickerCommands.all + PartitionCommands.all + MountCommands.all + AccountCommands.all + APIUserCommands.all + OfflineCommands.all)
 }

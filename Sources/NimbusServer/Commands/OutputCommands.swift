@@ -20,6 +20,8 @@ enum OutputCommands {
             out.field("plugin", output.plugin)
             out.field("outputenabled", output.enabled ? 1 : 0)
             for attribute in output.attributes { out.field("attribute", attribute.name + "=" + attribute.value) }
+            // Only while a preset is in use: an output without one answers exactly as MPD's.
+            if let preset = output.sound.settings.presetName { out.field("attribute", "eq=" + preset) }
         }
         return .ok
     }
@@ -44,6 +46,10 @@ enum OutputCommands {
 
     static func outputset(_ call: CommandCall, _ out: inout ResponseWriter) throws -> CommandResult {
         let id = Int(try Arguments.unsigned(call[0]))
+        if call[1] == "eq", call.context.sound != nil, let output = try? call.session.partition.outputs.output(id: id), !output.isPlaceholder {
+            try SoundCommands.setPreset(call, output: output.name, preset: call[2])
+            return .ok
+        }
         try call.session.partition.outputs.setAttribute(id: id, name: call[1], value: call[2])
         return .ok
     }

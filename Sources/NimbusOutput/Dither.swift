@@ -1,0 +1,42 @@
+import NimbusModel
+
+/// TPDF dither for cutting samples to 16 (or 8) bits: the sum of two independent uniform
+/// values of ±½ LSB added before rounding. Without it the rounding error of a fade or a quiet
+/// passage follows the signal and is heard as distortion; with it the error is a constant,
+/// signal-independent hiss 4.8 dB above plain rounding, far below what 16 bits can play.
+/// xorshift32 because it costs a few instructions per sample and needs no locking: each
+/// converter owns one.
+public struct Dither: Sendable {
+    private var state: UInt32
+
+    public init(seed: UInt32 = 0x9E37_79B9) { state = seed == 0 ? 1 : seed }
+
+    /// Two uniform 16-bit values from one step; their sum is triangular in −65536…65534,
+    /// i.e. ±1 LSB in units of 1/65536 LSB.
+    @inline(__always)
+    public mutating func nextFixed() -> Int32 {
+        state ^= state << 13
+        state ^= state >> 17
+        state ^= state << 5
+        return Int32(Int16(truncatingIfNeeded: state)) + Int32(Int16(truncatingIfNeeded: state >> 16))
+    }
+
+    /// The same in LSB units, as a Float in (−1, 1).
+    @inline(__always)
+    public mutating func next() -> Float { Float(nextFixed()) * (1 / 65536) }
+}
+
+extension SampleFormat {
+    /// Bits of precision the format carries (float counts as more than any integer), to tell
+    /// whether a conversion cuts bits.
+    var precisionBits: Int {
+        switch self {
+        case .s8: 8
+        case .s16: 16
+        case .s24: 24
+        case .s32: 32
+        case .float: 33
+        case .dsd: 1
+        }
+    }
+}
