@@ -140,7 +140,7 @@ let package = Package(
             name: "NimbusServer",
             dependencies: [
                 "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusLibrary", "NimbusStickers",
-                "NimbusStorage", "NimbusOffline", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
+                "NimbusStorage", "NimbusOffline", "NimbusOutput", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
         // The composition root as a library: builds a daemon from its configuration, for the

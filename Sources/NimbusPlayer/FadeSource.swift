@@ -60,6 +60,8 @@ final class FadeSource {
         guard frames > 0 else {
             self.failure = failure
             ended = true
+            // The resampler's last milliseconds: the song is as long at the mix rate as it was.
+            converter?.flush(volume: 100) { floats in pending.append(contentsOf: floats.bindMemory(to: Float.self)) }
             return
         }
         song.frame += Int64(frames)

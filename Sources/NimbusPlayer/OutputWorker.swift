@@ -128,7 +128,10 @@ final class OutputWorker: @unchecked Sendable {
     private func play(_ chunk: Chunk) {
         guard !deviceFailed else { return }
         if chunk.endOfQueue {
-            if openFormat != nil { output.drain() }
+            if openFormat != nil {
+                converter?.flush(volume: volume.load(ordering: .relaxed), chain: sound) { pcm in try? output.play(pcm) }
+                output.drain()
+            }
             closeDevice()
             if clock { events(.finished) }
             return
@@ -191,6 +194,7 @@ final class OutputWorker: @unchecked Sendable {
         do {
             let opened = try output.open(wanted)
             openFormat = opened
+            sound.restart()
             converter = PCMConverter(from: format, to: opened)
         } catch {
             openFormat = nil

@@ -59,7 +59,9 @@ final class PCMConverterTests: XCTestCase {
                 converter.convert(raw, volume: 100) { out += $0.bindMemory(to: Int16.self) }
             }
         }
-        XCTAssertEqual(Double(out.count), 48000, accuracy: 64, "one second in, one second out")
+        XCTAssertLessThan(out.count, 48000, "the resampler holds its latency back until the end")
+        converter.flush(volume: 100) { out += $0.bindMemory(to: Int16.self) }
+        XCTAssertEqual(Double(out.count), 48000, accuracy: 2, "one second in, one second out, flushed")
         // Zero crossings of a 1 kHz sine: 2000 per second, whatever the rate.
         let body = out.dropFirst(200)
         let crossings = zip(body, body.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count

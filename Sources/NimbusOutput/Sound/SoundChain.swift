@@ -49,6 +49,14 @@ public final class SoundChain: @unchecked Sendable {
         !neutral.load(ordering: .relaxed) || current != nil || old != nil
     }
 
+    /// The device was (re)opened: the next samples start a new stream, so filters start from
+    /// silence with the latest settings and no fade from what played before. Output thread only.
+    public func restart() {
+        rate = 0
+        old = nil
+        current = nil
+    }
+
     /// Runs the chain over interleaved samples at `sampleRate` in place.
     public func process(_ samples: UnsafeMutableBufferPointer<Float>, channels: Int, sampleRate: UInt32) {
         let latest = generation.load(ordering: .acquiring)

@@ -12,6 +12,9 @@ files are read with scipy. Subcommands:
   tone RAW RATE BITS FREQ                        harmonics 2..7 and the median noise floor (dB FS)
   diff RAW_A RAW_B BITS                           largest difference, as a fraction of full scale
   response IN_RAW OUT_RAW RATE BITS              |H(f)| in dB at log-spaced frequencies (cross spectrum)
+  expected PRESET_FILE RATE                      what an Equalizer APO preset describes at the same
+        frequencies: RBJ cookbook sections written out here, independently of Nimbus, through
+        scipy.signal.sosfreqz
 """
 import json
 import sys
@@ -120,6 +123,48 @@ def make_sweep(path, rate, f0, f1, seconds):
     return {"frames": len(t)}
 
 
+def rbj(kind, f, gain, q, rate):
+    a = 10 ** (gain / 40)
+    w0 = 2 * np.pi * f / rate
+    cs, alpha = np.cos(w0), np.sin(w0) / (2 * q)
+    if kind == "PK":
+        b, den = [1 + alpha * a, -2 * cs, 1 - alpha * a], [1 + alpha / a, -2 * cs, 1 - alpha / a]
+    elif kind == "LSC":
+        r = 2 * np.sqrt(a) * alpha
+        b = [a * ((a + 1) - (a - 1) * cs + r), 2 * a * ((a - 1) - (a + 1) * cs), a * ((a + 1) - (a - 1) * cs - r)]
+        den = [(a + 1) + (a - 1) * cs + r, -2 * ((a - 1) + (a + 1) * cs), (a + 1) + (a - 1) * cs - r]
+    elif kind == "HSC":
+        r = 2 * np.sqrt(a) * alpha
+        b = [a * ((a + 1) + (a - 1) * cs + r), -2 * a * ((a - 1) + (a + 1) * cs), a * ((a + 1) + (a - 1) * cs - r)]
+        den = [(a + 1) - (a - 1) * cs + r, 2 * ((a - 1) - (a + 1) * cs), (a + 1) - (a - 1) * cs - r]
+    elif kind == "LP":
+        b, den = [(1 - cs) / 2, 1 - cs, (1 - cs) / 2], [1 + alpha, -2 * cs, 1 - alpha]
+    elif kind == "HP":
+        b, den = [(1 + cs) / 2, -(1 + cs), (1 + cs) / 2], [1 + alpha, -2 * cs, 1 - alpha]
+    else:
+        raise SystemExit("unknown type " + kind)
+    return [x / den[0] for x in b] + [1.0] + [x / den[0] for x in den[1:]]
+
+
+def expected(preset_path, rate):
+    preamp, sections = 0.0, []
+    for line in open(preset_path):
+        words = line.replace(":", " ").split()
+        if not words:
+            continue
+        if words[0] == "Preamp":
+            preamp = float(words[1])
+        elif words[0] == "Filter" and words[2] == "ON":
+            kind = words[3]
+            q = float(words[words.index("Q") + 1]) if "Q" in words else 0.7071
+            gain = float(words[words.index("Gain") + 1]) if "Gain" in words else 0.0
+            f = float(words[words.index("Fc") + 1])
+            sections.append(rbj(kind, min(f, rate * 0.49), gain, q, rate))
+    points = np.geomspace(30, min(18000, rate * 0.4), 60)
+    _, h = signal.sosfreqz(np.array(sections), worN=points, fs=rate)
+    return {"frequencies": points.tolist(), "db": [preamp + db(abs(v)) for v in h]}
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "make-sweep":
@@ -130,6 +175,8 @@ def main():
         result = tone(args[0], int(args[1]), int(args[2]), float(args[3]))
     elif command == "diff":
         result = diff(args[0], args[1], int(args[2]))
+    elif command == "expected":
+        result = expected(args[0], int(args[1]))
     elif command == "response":
         result = response(args[0], args[1], int(args[2]), int(args[3]))
     else:
