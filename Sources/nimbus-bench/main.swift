@@ -59,6 +59,9 @@ do {
     if wanted("transcode") {
         notes += try TranscodeBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("sound") {
+        notes += try SoundBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("large") && !quick {
         notes += try LargeLibraryBenchmark(tracks: 50_000).run()
     }
