@@ -37,6 +37,7 @@ public struct WebAssets: Sendable {
         ("accounts.js", PackageResources.accounts_js), ("offline.js", PackageResources.offline_js),
         ("playlists.js", PackageResources.playlists_js), ("settings.js", PackageResources.settings_js),
         ("podcasts.js", PackageResources.podcasts_js), ("phones.js", PackageResources.phones_js),
+        ("equalizer.js", PackageResources.equalizer_js),
         ("style.css", PackageResources.style_css), ("icon.svg", PackageResources.icon_svg),
     ])
 

@@ -28,12 +28,12 @@ final class WebPhoneLayoutTests: XCTestCase {
             XCTAssertEqual(size["overflowing"] as? [String], [], "\(width): pages scrolling sideways")
             let marked = size["marked"] as? [String: String] ?? [:]
             for page in ["now", "queue", "library", "more"] { XCTAssertEqual(marked[page], "#\(page)", "\(width): \(page) marked") }
-            for page in ["accounts", "playlists", "podcasts", "offline", "settings"] {
+            for page in ["accounts", "playlists", "podcasts", "offline", "equalizer", "settings"] {
                 XCTAssertEqual(marked[page], "#more", "\(width): \(page) is under More")
             }
             let mini = size["mini"] as? [String: Bool] ?? [:]
             XCTAssertEqual(mini["now"], false, "\(width): no mini player on Now playing")
-            XCTAssertEqual(Set(mini.filter { $0.value }.keys), Set(["queue", "library", "more", "accounts", "playlists", "podcasts", "offline", "settings"]), width)
+            XCTAssertEqual(Set(mini.filter { $0.value }.keys), Set(["queue", "library", "more", "accounts", "playlists", "podcasts", "offline", "equalizer", "settings"]), width)
             XCTAssertEqual(size["miniTitle"] as? String, "long.wav", "\(width): the mini player shows the song")
             XCTAssertEqual(size["miniToggled"] as? Bool, true, "\(width): play from the mini player")
             XCTAssertEqual(size["miniToggledBack"] as? Bool, true, "\(width): and pause")

@@ -11,7 +11,7 @@ for (const element of document.querySelectorAll('[data-text]')) element.textCont
 for (const element of document.querySelectorAll('[data-label]')) element.setAttribute('aria-label', t(element.dataset.label));
 for (const element of document.querySelectorAll('[data-placeholder]')) element.placeholder = t(element.dataset.placeholder);
 
-const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account sticker';
+const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account sticker eq';
 const mpd = new MPD(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, subsystems);
 
 /// Runs a command; an ACK is shown (and gives null) instead of being thrown.
@@ -29,17 +29,18 @@ async function run(line) {
 const now = new NowPlaying(mpd, run);
 const queue = new Queue(mpd, run);
 // The pages not on the first screen load after the playing song is shown.
-let library = null, accounts = null, offline = null, playlists = null, settings = null, podcasts = null;
+let library = null, accounts = null, offline = null, playlists = null, settings = null, podcasts = null, equalizer = null;
 
 async function loadPages() {
-  const [{ Library }, { Accounts }, { Offline }, { Playlists }, { Settings }, { Podcasts }] = await Promise.all(
-    ['./library.js', './accounts.js', './offline.js', './playlists.js', './settings.js', './podcasts.js'].map((module) => import(module)));
+  const [{ Library }, { Accounts }, { Offline }, { Playlists }, { Settings }, { Podcasts }, { Equalizer }] = await Promise.all(
+    ['./library.js', './accounts.js', './offline.js', './playlists.js', './settings.js', './podcasts.js', './equalizer.js'].map((module) => import(module)));
   library = new Library(mpd, run);
   accounts = new Accounts(mpd, run, (name) => { location.hash = '#library'; return library.open(name); });
   offline = new Offline(mpd, run);
   playlists = new Playlists(mpd, run);
   settings = new Settings(mpd, run);
   podcasts = new Podcasts(mpd, run, (path) => { location.hash = '#library'; return library.open(path); });
+  equalizer = new Equalizer(mpd, run);
 }
 
 async function learnLibraryVersion() {
@@ -101,6 +102,7 @@ async function follow(changed) {
   if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());
   if (any('options', 'update', 'database')) await settings.refresh(now.status);
   if (any('database')) await podcasts.refresh();
+  if (any('eq', 'output')) await equalizer.refresh();
 }
 mpd.addEventListener('close', () => { $('connection').textContent = t('disconnected'); });
 
@@ -155,5 +157,6 @@ async function start() {
   await offline.refresh();
   await podcasts.refresh();
   await settings.refresh(now.status);
+  await equalizer.refresh();
 }
 start().catch(() => { $('connection').textContent = t('disconnected'); });

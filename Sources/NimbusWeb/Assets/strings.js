@@ -2,6 +2,12 @@
 // otherwise). Add a language by adding a table with the same keys.
 export const strings = {
   en: {
+    equalizer: 'Equalizer', output: 'Output', eqPreset: 'Preset', eqBypass: 'Bypass (A/B)', eqAddBand: 'Add band',
+    eqBalance: 'Balance', eqCrossfeed: 'Crossfeed (headphones)', eqImport: 'Import a preset (AutoEq, Equalizer APO)',
+    eqImportText: 'Preamp: -6.2 dB\nFilter 1: ON PK Fc 105 Hz Gain -3.1 dB Q 0.70', eqImportButton: 'Import and use',
+    eqHeadroom: 'Preamp {preamp} dB · {headroom} dB taken off in front · {clipped} samples clipped', eqCurve: 'Frequency response',
+    eq_fc: 'Frequency (Hz)', eq_gain: 'Gain (dB)', eq_q: 'Q', eqOn: 'On', eqType: 'Type',
+    eqType_PK: 'Peak', eqType_LSC: 'Low shelf', eqType_HSC: 'High shelf', eqType_LP: 'Low pass', eqType_HP: 'High pass', eqType_NO: 'Notch',
     now: 'Now playing', queue: 'Queue', library: 'Library', accounts: 'Accounts', offline: 'Offline', volume: 'Volume',
     seek: 'Position', play: 'Play', pause: 'Pause', next: 'Next', previous: 'Previous', random: 'Random', repeat: 'Repeat',
     single: 'Single', consume: 'Consume', options: 'Playback options', connecting: 'Connecting…', disconnected: 'Not connected',
@@ -36,6 +42,12 @@ export const strings = {
     permControl: 'Also control the box', addPhoneUser: 'Add user',
   },
   ru: {
+    equalizer: 'Эквалайзер', output: 'Выход', eqPreset: 'Пресет', eqBypass: 'Обход (A/B)', eqAddBand: 'Добавить полосу',
+    eqBalance: 'Баланс', eqCrossfeed: 'Кроссфид (наушники)', eqImport: 'Импорт пресета (AutoEq, Equalizer APO)',
+    eqImportText: 'Preamp: -6.2 dB\nFilter 1: ON PK Fc 105 Hz Gain -3.1 dB Q 0.70', eqImportButton: 'Импортировать и включить',
+    eqHeadroom: 'Предусилитель {preamp} дБ · запас {headroom} дБ · ограничено отсчётов: {clipped}', eqCurve: 'Частотная характеристика',
+    eq_fc: 'Частота (Гц)', eq_gain: 'Усиление (дБ)', eq_q: 'Добротность', eqOn: 'Вкл.', eqType: 'Тип',
+    eqType_PK: 'Пик', eqType_LSC: 'Полка НЧ', eqType_HSC: 'Полка ВЧ', eqType_LP: 'ФНЧ', eqType_HP: 'ФВЧ', eqType_NO: 'Режекция',
     now: 'Сейчас играет', queue: 'Очередь', library: 'Фонотека', accounts: 'Облака', offline: 'Офлайн', volume: 'Громкость',
     seek: 'Позиция', play: 'Играть', pause: 'Пауза', next: 'Следующая', previous: 'Предыдущая', random: 'Случайно',
     repeat: 'Повтор', single: 'Одна песня', consume: 'Удалять сыгранные', options: 'Режимы воспроизведения',

@@ -19,7 +19,7 @@ from chromium import start, wait
 
 page, artifacts = sys.argv[1], sys.argv[2]
 os.makedirs(artifacts, exist_ok=True)
-PAGES = ["now", "queue", "library", "more", "accounts", "playlists", "podcasts", "offline", "settings"]
+PAGES = ["now", "queue", "library", "more", "accounts", "playlists", "podcasts", "offline", "equalizer", "settings"]
 
 
 driver = start(artifacts, 320, 640, profile="phone-profile")
