@@ -107,4 +107,31 @@ final class SoundEqualizerTests: XCTestCase {
         }
         print("AutoEq preset: measured response within \(worst) dB of the one described")
     }
+
+    /// Crossfeed at each of libbs2b's levels against libbs2b itself (ffmpeg's `bs2b` filter on
+    /// double samples), and balance halving one side.
+    func testCrossfeedMatchesLibbs2bAndBalanceAttenuates() throws {
+        let music = TemporaryDirectory("nimbus-eq")
+        try runTool("sox", ["-n", "-r", "44100", "-b", "24", "-c", "2", music.file("noise.flac"), "synth", "1.5", "whitenoise", "vol", "0.25"])
+        let (_, capture, client) = try start(music, format: "44100:32:2")
+        for level in ["default", "cmoy", "jmeier"] {
+            XCTAssertEqual(try client.request("eqcrossfeed capture \(level)"), ["OK"])
+            let heard = try play("noise.flac", client, capture, into: music.file("heard-\(level).raw"))
+            let reference = music.file("bs2b-\(level).raw")
+            try runTool("ffmpeg", [
+                "-v", "error", "-y", "-i", music.file("noise.flac"), "-af", "aformat=sample_fmts=dbl,bs2b=profile=\(level)",
+                "-c:a", "pcm_s32le", "-f", "s32le", reference,
+            ])
+            let difference = try XCTUnwrap(try SoundQualityTests.measure(["diff", heard, reference, "32"])["max_difference"] as? Double)
+            print("crossfeed \(level): largest difference from libbs2b \(difference) of full scale")
+            XCTAssertLessThan(difference, 1e-6, level)
+        }
+        XCTAssertEqual(try client.request("eqcrossfeed capture off"), ["OK"])
+        XCTAssertEqual(try client.request("eqbalance capture 50"), ["OK"])
+        let heard = try play("noise.flac", client, capture, into: music.file("balance.raw"))
+        let reference = music.file("balance-reference.raw")
+        try runTool("sox", [music.file("noise.flac"), "-b", "32", "-e", "signed", "-t", "raw", reference, "remix", "1v0.5", "2"])
+        let difference = try XCTUnwrap(try SoundQualityTests.measure(["diff", heard, reference, "32"])["max_difference"] as? Double)
+        XCTAssertLessThan(difference, 1e-6, "balance 50 to the right: the left at half, the right as it was")
+    }
 }
