@@ -156,10 +156,13 @@ let package = Package(
             swiftSettings: strict),
         // The executable: command line, config file, signals.
         .executableTarget(
-            name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
+            name: "nimbusd", dependencies: ["NimbusDaemon", "NimbusCLI", "NimbusConfig", "NimbusProtocol", "NimbusSupport"],
             swiftSettings: strict),
         // The companion command line for what MPD clients cannot do: signing in to cloud accounts.
-        .executableTarget(name: "nimbus", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
+        // The companion command line as a library, so `nimbusd` can also serve as `nimbus` (one
+        // binary in the package: Foundation and its ICU data once).
+        .target(name: "NimbusCLI", dependencies: ["NimbusStorage", "NimbusConfig", "NimbusXML", "NimbusSupport"], swiftSettings: strict),
+        .executableTarget(name: "nimbus", dependencies: ["NimbusCLI"], swiftSettings: strict),
 
         // Real daemons and servers as child processes, line clients, fixtures: shared by the
         // test suite and `make bench`.

@@ -1,10 +1,16 @@
 import Dispatch
 import Foundation
 import Glibc
+import NimbusCLI
 import NimbusConfig
 import NimbusDaemon
 import NimbusProtocol
 import NimbusSupport
+
+// Installed as `nimbus` too (a link): then it is the companion command line.
+if CommandLine.arguments.first.map({ ($0 as NSString).lastPathComponent }) == "nimbus" {
+    CLI.run(Array(CommandLine.arguments.dropFirst()))
+}
 
 signal(SIGPIPE, SIG_IGN)
 raiseDescriptorLimit()

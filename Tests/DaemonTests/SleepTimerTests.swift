@@ -115,6 +115,14 @@ final class SleepTimerTests: XCTestCase {
         XCTAssertEqual(field("sleeptimer", try client.request("status")), "0", "nothing playing: nothing left of it")
         XCTAssertTrue(try runTool(nimbus, ["sleep", "off"] + place).contains("off"))
         XCTAssertNil(field("sleeptimer", try client.request("status")))
+        // The package installs `nimbus` as a link to `nimbusd`: under that name it is the CLI.
+        let folder = TemporaryDirectory("nimbus-link")
+        let link = folder.file("nimbus")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: ServerProcess.buildDirectory + "/nimbusd")
+        XCTAssertTrue(try runTool(link, ["sleep", "30"] + place).contains("30 min"))
+        XCTAssertEqual(field("sleeptimer", try client.request("status")).flatMap { Int($0) }.map { (1799...1800).contains($0) }, true)
+        XCTAssertTrue(try runTool(link, ["sleep", "off"] + place).contains("off"))
+        withExtendedLifetime(folder) {}
         XCTAssertThrowsError(try runTool(nimbus, ["sleep", "soon"] + place), "not a time: a clear error")
     }
 }

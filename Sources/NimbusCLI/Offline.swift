@@ -13,7 +13,7 @@ final class Offline {
 
     func run() -> Int32 {
         let words = Array(options.words.dropFirst())
-        guard let action = words.first else { Console.fail("offline: say add, remove, list, pause, resume or retry\n\(usage)") }
+        guard let action = words.first else { Console.fail("offline: say add, remove, list, pause, resume or retry\n\(CLI.usage)") }
         let uris = Array(words.dropFirst())
         let address = options.address(options.configuration(required: false))
         guard let link = DaemonLink(address) else { Console.fail("nimbusd is not running at \(address.description)") }
@@ -35,7 +35,7 @@ final class Offline {
                 _ = ask(link, action + "pin", uri)
             }
         default:
-            Console.fail("offline: unknown action \"\(action)\"\n\(usage)")
+            Console.fail("offline: unknown action \"\(action)\"\n\(CLI.usage)")
         }
         guard options.wait, action != "remove", action != "pause" else {
             show(link, only: uris, bars: false)

@@ -31,7 +31,7 @@ struct Options {
             case "--playlist": playlist = true
             case let word where word.hasPrefix("--") && word.count > 2:
                 // Only `accounts add` takes settings as options; anything else is a mistake.
-                guard words.first == "accounts", words.dropFirst().first == "add" else { Console.fail("unknown option \(word)\n\(usage)") }
+                guard words.first == "accounts", words.dropFirst().first == "add" else { Console.fail("unknown option \(word)\n\(CLI.usage)") }
                 settings.append((String(word.dropFirst(2)), value(word)))
             case let word: words.append(word)
             }
