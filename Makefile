@@ -5,7 +5,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 BENCH_CPU := $(if $(filter 1,$(NPROC)),,taskset -c 0)
 
-.PHONY: all deps build release run test bench soak fuzz install clean
+.PHONY: all deps build release run test bench soak fuzz install deb deb-test clean
 
 all: build
 
@@ -49,6 +49,17 @@ fuzz: deps
 # Binaries, /etc/nimbus/nimbusd.conf and the systemd unit (PREFIX, DESTDIR as usual).
 install: release
 	./scripts/install
+
+# .build/deb/nimbus_VERSION_ARCH.deb (+ nimbus-dbgsym): static Swift runtime, Depends from
+# dpkg-shlibdeps, the unit, the conffile (README, "Installing on a box").
+deb: deps
+	./scripts/make-deb
+
+# The package installed into a clean Debian 12 root (mmdebstrap, Debian's mirror) and checked
+# there: start, mpc, play, web page, /rest/ping, upgrade, purge. Root, minutes; not in `make test`.
+deb-test:
+	@ls .build/deb/nimbus_*.deb >/dev/null 2>&1 || ./scripts/make-deb
+	./scripts/deb-test
 
 clean:
 	$(SWIFT) package clean
