@@ -23,10 +23,12 @@ release: deps
 run: release
 	./.build/release/nimbusd --no-daemon $(CONFIG)
 
+# The static release binary is built too: StaticBinaryTests checks what `make deb` would ship.
 test: deps
 	@./scripts/install-python-clients
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product nimbusd
+	NIMBUS_REQUIRE_STATIC=1 $(SWIFT) test
 
 # nimbusd and Debian's MPD side by side; prints ratios ours/MPD. Never fails on a number.
 bench: deps
