@@ -59,12 +59,15 @@ public struct ReplayGainSettings: Sendable, Equatable {
     }
 }
 
-/// Plays another decoder's PCM scaled by a ReplayGain factor (with clipping for integers), and
+/// Plays another decoder's PCM scaled by a ReplayGain factor (with clipping for integers, and
+/// dither where that cuts 16-bit samples), and
 /// carries the song's loudness tags the player needs at run time (MixRamp).
 public final class ReplayGainDecoder: AudioDecoder {
     private let inner: any AudioDecoder
     public let scale: Float
     public let mixRamp: MixRampTags?
+    /// 16-bit songs scaled by a gain are cut back to 16 bits: TPDF dither, not plain rounding.
+    private var dither = Dither()
 
     public init(_ inner: any AudioDecoder, scale: Float, mixRamp: MixRampTags? = nil) {
         self.inner = inner
@@ -85,7 +88,9 @@ public final class ReplayGainDecoder: AudioDecoder {
         switch format.sample {
         case .s16:
             let samples = buffer.bindMemory(to: Int16.self)
-            for index in 0..<count { samples[index] = Int16(max(-32768, min(32767, (Float(samples[index]) * scale).rounded()))) }
+            for index in 0..<count {
+                samples[index] = Int16(max(-32768, min(32767, (Float(samples[index]) * scale + dither.next()).rounded())))
+            }
         case .s24, .s32:
             // s24 sits in 32-bit containers, as in MPD.
             let limit: Float = format.sample == .s24 ? 8_388_607 : 2_147_483_520

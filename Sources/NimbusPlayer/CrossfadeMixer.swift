@@ -47,6 +47,8 @@ final class CrossfadeMixer {
     private(set) var fade: Fade?
     private(set) var encoded: [UInt8] = []
     private var floats: [Float] = []
+    /// The mix is cut back to the pipe's format: dithered when that is 16 bits or fewer.
+    private var dither = Dither()
     private var other: [Float] = []
 
     /// Chunks must go through the mixer (a fade, or a song played converted).
@@ -176,7 +178,7 @@ final class CrossfadeMixer {
 
     private func encode() {
         encoded.removeAll(keepingCapacity: true)
-        PCMConverter.fromFloat(floats, format: format, into: &encoded)
+        withUnsafeMutablePointer(to: &dither) { PCMConverter.fromFloat(floats, format: format, into: &encoded, dither: $0) }
     }
 
     /// The outgoing song ended: its follower becomes the current song, finishing its fade-in

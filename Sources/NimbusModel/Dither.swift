@@ -1,5 +1,3 @@
-import NimbusModel
-
 /// TPDF dither for cutting samples to 16 (or 8) bits: the sum of two independent uniform
 /// values of ±½ LSB added before rounding. Without it the rounding error of a fade or a quiet
 /// passage follows the signal and is heard as distortion; with it the error is a constant,
@@ -24,19 +22,4 @@ public struct Dither: Sendable {
     /// The same in LSB units, as a Float in (−1, 1).
     @inline(__always)
     public mutating func next() -> Float { Float(nextFixed()) * (1 / 65536) }
-}
-
-extension SampleFormat {
-    /// Bits of precision the format carries (float counts as more than any integer), to tell
-    /// whether a conversion cuts bits.
-    var precisionBits: Int {
-        switch self {
-        case .s8: 8
-        case .s16: 16
-        case .s24: 24
-        case .s32: 32
-        case .float: 33
-        case .dsd: 1
-        }
-    }
 }
