@@ -61,7 +61,43 @@ struct SoundBenchmarks {
         report.add(Figure(
             name: "10-band equalizer (ffmpeg equalizer, double)", unit: "ms/s", nimbus: max(ours - plain, 0) * 1000 / Double(seconds),
             mpd: max(theirs, 0.001) * 1000 / Double(seconds), better: .lower))
-        return [try underruns(bands: bands)]
+        return try spurs() + [try underruns(bands: bands)]
+    }
+
+    /// The worst spur, image or alias of a −6 dBFS linear sweep converted by Nimbus's
+    /// converter (libsoxr) and by `sox rate`, measured by the suite's own script
+    /// (Tests/DaemonTests/Scripts/sound_measure.py, numpy) — the quality beside the cost.
+    private func spurs() throws -> [String] {
+        let folder = TemporaryDirectory("nimbus-bench-sweep")
+        let script = Fixtures.repositoryRoot + "/Tests/DaemonTests/Scripts/sound_measure.py"
+        func measure(_ arguments: [String]) throws -> Double {
+            let output = try runTool("/usr/bin/python3", [script] + arguments)
+            let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            return json?["worst_db"] as? Double ?? .nan
+        }
+        var notes: [String] = []
+        for (from, to) in [(44100, 48000), (96000, 44100)] {
+            let raw = folder.file("sweep\(from).raw")
+            _ = try runTool("/usr/bin/python3", [script, "make-sweep", raw, "\(from)", "20", "\(from / 2)", "4"])
+            let pcm = try Array(Data(contentsOf: URL(fileURLWithPath: raw)))
+            var line = "sound: worst spur, image or alias of a sweep \(from) → \(to) Hz:"
+            for (quality, flag) in [(ResamplerSettings.Quality.high, "-h"), (.veryHigh, "-v")] {
+                let input = AudioFormat(sampleRate: UInt32(from), sample: .s32, channels: 2)
+                let converter = PCMConverter(
+                    from: input, to: AudioFormat(sampleRate: UInt32(to), sample: .s32, channels: 2), settings: ResamplerSettings(quality: quality, threads: 1))
+                var converted: [UInt8] = []
+                Self.feed(pcm, format: input) { converter.convert($0, volume: 100) { converted.append(contentsOf: $0) } }
+                converter.flush(volume: 100) { converted.append(contentsOf: $0) }
+                let ours = folder.file("ours.raw"), theirs = folder.file("sox.raw")
+                try Data(converted).write(to: URL(fileURLWithPath: ours))
+                try runTool("sox", ["-t", "raw", "-r", "\(from)", "-e", "signed", "-b", "32", "-c", "2", raw, "-t", "raw", theirs, "rate", flag, "\(to)"])
+                let arguments = ["\(to)", "32", "\(from)", "20", "\(from / 2)", "4"]
+                line += String(format: " %@ %.1f dB (sox rate %@ %.1f dB);", quality.rawValue, try measure(["sweep", ours] + arguments), flag,
+                               try measure(["sweep", theirs] + arguments))
+            }
+            notes.append(line)
+        }
+        return notes
     }
 
     /// The box plays songs of 44.1 and 48 kHz crossfaded into each other (so the crossfade
