@@ -13,12 +13,13 @@ struct DifferentialHarness {
         "playlistlength", "protocol", "searchcount", "searchplaylist", "stickernames",
         "stickernamestypes", "stickertypes",
     ]
-    /// Nimbus's own, for what MPD has no place for (offline pins, cloud accounts and their sign-in).
+    /// Nimbus's own, for what MPD has no place for (offline pins, cloud accounts and their sign-in, the equalizer).
     static let nimbusCommands = [
         "accounttypes", "addaccount", "cachestatus", "sleeptimer", "podcastkeep", "podcastsubscribe", "podcastunsubscribe", "podcastrefresh",
         "listpodcasts", "removeaccount", "signin", "signincancel", "signincode", "signinpassword", "signout",
         "listaccounts", "listpins", "pausepin", "pin", "pinplaylist", "pinstatus", "resumepin", "retrypin", "unpin", "unpinplaylist",
         "subsonicusers", "subsonicuseradd", "subsonicuserdelete", "subsonickeyadd", "subsonickeydelete",
+        "eqappend", "eqband", "eqbalance", "eqbypass", "eqcrossfeed", "eqdelete", "eqexport", "eqimport", "eqpresets", "eqset", "eqstatus",
     ]
 
     static func as023(_ lines: [String]) -> [String] {

@@ -11,6 +11,7 @@ final class CommandTableTests: XCTestCase {
     static let checks = baseChecks.merging(CheckHelpers.queue) { $1 }.merging(CheckHelpers.player) { $1 }
         .merging(CheckHelpers.storedPlaylists) { $1 }.merging(CheckHelpers.rest) { $1 }
         .merging(CheckHelpers.accounts) { $1 }.merging(CheckHelpers.spokenWord) { $1 }.merging(CheckHelpers.apiUsers) { $1 }
+        .merging(CheckHelpers.sound) { $1 }
 
     static let baseChecks: [String: Check] = [
         "binarylimit": { _, c in XCTAssertEqual(try c.request("binarylimit 128"), ["OK"]) },
