@@ -30,11 +30,12 @@ public struct ResamplerSettings: Equatable, Sendable {
     /// libsamplerate names and numbers MPD also takes (mapped to the soxr quality of about
     /// the same cost; `notes` says so). nil: not a converter name.
     public static func parseConverter(_ value: String, notes: inout [String]) -> ResamplerSettings? {
-        let lowered = value.lowercased().trimmingCharacters(in: " ")
-        if lowered == "soxr" { return .standard }
-        if lowered.hasPrefix("soxr ") {
-            let name = String(lowered.dropFirst(5)).trimmingCharacters(in: " ")
-            return Quality(rawValue: name).map { ResamplerSettings(quality: $0, threads: 1) }
+        // Words, so spaces around and between them do not matter ("soxr  very high").
+        let words = value.lowercased().split(separator: " ")
+        let lowered = words.joined(separator: " ")
+        if words.first == "soxr" {
+            if words.count == 1 { return .standard }
+            return Quality(rawValue: words.dropFirst().joined(separator: " ")).map { ResamplerSettings(quality: $0, threads: 1) }
         }
         let libsamplerate: [(names: [String], quality: Quality)] = [
             (["0", "best sinc interpolator"], .veryHigh),
@@ -45,14 +46,5 @@ public struct ResamplerSettings: Equatable, Sendable {
         guard let match = libsamplerate.first(where: { $0.names.contains(lowered) }) else { return nil }
         notes.append("samplerate_converter \"\(value)\": Nimbus resamples with libsoxr; using quality \"\(match.quality.rawValue)\"")
         return ResamplerSettings(quality: match.quality, threads: 1)
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Character) -> String {
-        var slice = Substring(self)
-        while slice.first == set { slice = slice.dropFirst() }
-        while slice.last == set { slice = slice.dropLast() }
-        return String(slice)
     }
 }

@@ -74,13 +74,8 @@ final class SoundCommandTests: XCTestCase {
     func testABoostOnAFullScaleSongDoesNotClip() throws {
         let music = TemporaryDirectory("nimbus-eq")
         try runTool("sox", ["-n", "-r", "44100", "-b", "24", "-c", "2", music.file("loud.flac"), "synth", "2", "sine", "1000", "gain", "-0.01"])
-        let capture = ALSACapture(in: music)
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock(format: "44100:32:2", mixer: "none"), musicDirectory: music.path, nullOutput: false,
-            environment: capture.environment)
+        let (daemon, capture, client) = try startCapturing(music, format: "44100:32:2", name: "capture")
         daemons.append(daemon)
-        try daemon.waitForDatabase(songs: 1)
-        let client = try daemon.connect()
         for command in ["eqimport boost \"Filter 1: ON PK Fc 1000 Hz Gain 12 dB Q 1\"", "eqset capture boost", "add loud.flac", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }

@@ -14,13 +14,9 @@ final class SoundEqualizerTests: XCTestCase {
     }
 
     private func start(_ music: TemporaryDirectory, format: String) throws -> (ServerProcess, ALSACapture, LineClient) {
-        let capture = ALSACapture(in: music, name: "capture-\(daemons.count)")
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock(format: format, mixer: "none"), musicDirectory: music.path, nullOutput: false,
-            environment: capture.environment)
-        daemons.append(daemon)
-        try daemon.waitForDatabase(songs: try FileManager.default.contentsOfDirectory(atPath: music.path).filter { $0.hasSuffix(".flac") }.count)
-        return (daemon, capture, try daemon.connect())
+        let started = try startCapturing(music, format: format, name: "capture-\(daemons.count)")
+        daemons.append(started.daemon)
+        return started
     }
 
     /// Plays `song` once and returns a copy of what was captured (the next play truncates it).

@@ -25,13 +25,8 @@ final class SoundQualityTests: XCTestCase {
     func capture(
         _ songs: [String], music: TemporaryDirectory, format: String, config: String = "", commands: [String] = []
     ) throws -> String {
-        let capture = ALSACapture(in: music, name: "capture-\(daemons.count)")
-        let daemon = try ServerProcess(
-            .nimbus, config: ALSACapture.outputBlock(format: format, mixer: "none") + "\n" + config, musicDirectory: music.path,
-            nullOutput: false, environment: capture.environment)
+        let (daemon, capture, client) = try startCapturing(music, format: format, config: config, name: "capture-\(daemons.count)")
         daemons.append(daemon)
-        try daemon.waitForDatabase(songs: try FileManager.default.contentsOfDirectory(atPath: music.path).filter { $0.hasSuffix(".flac") }.count)
-        let client = try daemon.connect()
         for command in commands + songs.map({ "add \($0)" }) + ["play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
         XCTAssertTrue(client.waitForStatus("state: stop", timeout: 60), "playback did not stop")
         return capture.outputPath

@@ -39,7 +39,6 @@ public final class SoundChain: @unchecked Sendable {
 
     /// Samples that reached beyond full scale after the chain (they were clipped on output).
     public var clipped: Int { clippedSamples.load(ordering: .relaxed) }
-    public func resetClipped() { clippedSamples.store(0, ordering: .relaxed) }
     /// The attenuation in front of the equalizer (dB ≤ 0): preamp plus automatic headroom.
     public var headroomDB: Double { Double(bitPattern: headroomBits.load(ordering: .relaxed)) }
 

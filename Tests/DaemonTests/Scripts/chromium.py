@@ -4,7 +4,9 @@ import socket
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 
 def start(artifacts, width, height, profile="profile"):
@@ -27,6 +29,22 @@ def wait(condition, seconds=10, interval=0.05):
             return value
         time.sleep(interval)
     return None
+
+
+def click(driver, selector, how=By.CSS_SELECTOR, seconds=10):
+    """Clicks the first element `selector` finds once it is there; one the page redrew
+    meanwhile (a list drawn anew after an idle event) is looked up again rather than clicked
+    stale. False when there was nothing to click within SECONDS."""
+    def attempt():
+        try:
+            elements = driver.find_elements(how, selector)
+            if elements:
+                elements[0].click()
+                return True
+        except StaleElementReferenceException:
+            pass
+        return False
+    return bool(wait(attempt, seconds))
 
 
 def mpd_session(port):

@@ -16,11 +16,10 @@ import traceback
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from chromium import mpd_session, start, wait
+from chromium import click as chromium_click, mpd_session, start, wait
 
 page, port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 os.makedirs(artifacts, exist_ok=True)
@@ -37,18 +36,7 @@ def status():
 
 
 def click(selector):
-    """Clicks what `selector` finds, again if the page redrew it in between (each change
-    comes back as an idle event and the list is drawn anew)."""
-    def attempt():
-        try:
-            elements = driver.find_elements(By.CSS_SELECTOR, selector)
-            if elements:
-                elements[0].click()
-                return True
-        except StaleElementReferenceException:
-            pass
-        return False
-    if not wait(attempt, 10):
+    if not chromium_click(driver, selector):
         raise RuntimeError("nothing to click at " + selector)
 
 

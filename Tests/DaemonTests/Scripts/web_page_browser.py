@@ -17,10 +17,9 @@ import json
 import os
 import sys
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
-from chromium import mpd_session, start, wait
+from chromium import click as chromium_click, mpd_session, start, wait
 
 page, mpd_port, artifacts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cloud = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "cloud" else None
@@ -112,18 +111,7 @@ def location_is(hash_):
 
 
 def click(selector, how=By.CSS_SELECTOR):
-    """Clicks the element once it is there; a list redrawn meanwhile (an idle event the page
-    follows) is looked at again rather than clicked stale."""
-    def attempt():
-        try:
-            elements = driver.find_elements(how, selector)
-            if elements:
-                elements[0].click()
-                return True
-        except StaleElementReferenceException:
-            pass
-        return False
-    return bool(wait(attempt))
+    return chromium_click(driver, selector, how)
 
 
 def go(name):
