@@ -16,7 +16,7 @@ final class WebCovers: @unchecked Sendable {
     static let sizes = [64, 128, 256, 512, 1024]
 
     private let memory = CoverMemory()
-    private let workers: OperationQueue
+    private let workers = BlockingWork(limit: 3, name: "covers")
     private let logger: Logger
     /// The current database and song sources, read on the core loop.
     private let snapshot: @Sendable () async -> (Database, SongSources)?
@@ -24,9 +24,6 @@ final class WebCovers: @unchecked Sendable {
     init(logger: Logger, snapshot: @escaping @Sendable () async -> (Database, SongSources)?) {
         self.logger = logger
         self.snapshot = snapshot
-        workers = OperationQueue()
-        workers.name = "covers"
-        workers.maxConcurrentOperationCount = 3
     }
 
     /// The `CoverSource` the web server calls.
@@ -34,7 +31,7 @@ final class WebCovers: @unchecked Sendable {
         { [self] request, answer in
             Task {
                 guard let (database, songs) = await snapshot() else { return answer(nil) }
-                workers.addOperation { answer(self.cover(request, database: database, songs: songs)) }
+                workers.submit { answer(self.cover(request, database: database, songs: songs)) }
             }
         }
     }

@@ -18,12 +18,12 @@ public final class SubsonicService: Sendable {
     let backend: SubsonicBackend
     let logger: Logger
     /// Requests that build an answer, a few at a time.
-    private let workers: OperationQueue
+    private let workers: BlockingWork
     /// Streams and downloads: each holds a thread while its client reads, so they have their own bound.
-    let streamers: OperationQueue
+    let streamers: BlockingWork
     /// Transcodes: each is a CPU-bound encode (throttled by its phone's reading), so fewer at
     /// once than streams, at a lower priority than the box's own playback.
-    let transcoders: OperationQueue
+    let transcoders: BlockingWork
     /// The daemon's current database, handed over as each one is installed (so a request
     /// needs no hop to the core loop to find it).
     private let current: Mutex<Database>
@@ -58,19 +58,12 @@ public final class SubsonicService: Sendable {
         self.backend = backend
         self.serverVersion = serverVersion
         self.logger = logger
-        workers = OperationQueue()
-        workers.name = "subsonic"
-        workers.maxConcurrentOperationCount = 4
-        streamers = OperationQueue()
-        streamers.name = "subsonic-stream"
-        streamers.maxConcurrentOperationCount = 16
-        transcoders = OperationQueue()
-        transcoders.name = "subsonic-transcode"
-        transcoders.maxConcurrentOperationCount = 12
-        transcoders.qualityOfService = .utility
+        workers = BlockingWork(limit: 4, name: "subsonic")
+        streamers = BlockingWork(limit: 16, name: "subsonic-stream")
+        transcoders = BlockingWork(limit: 12, name: "subsonic-transcode")
         if !accounts.signIn.users.isEmpty {
             used.store(true, ordering: .relaxed)
-            workers.addOperation { [self] in _ = library(database) }
+            workers.submit { [self] in _ = library(database) }
         }
     }
 
@@ -85,11 +78,11 @@ public final class SubsonicService: Sendable {
                 // A lookup of one item, with the index and the stickers already at hand, costs
                 // less than the two thread switches a worker would: it is answered here.
                 if isInline(request) { return answer(self.answer(request, database: self.database)) }
-                return workers.addOperation { answer(self.answer(request, database: self.database)) }
+                return workers.submit { answer(self.answer(request, database: self.database)) }
             }
             Task {
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                workers.addOperation { answer(self.answer(request, database: self.database)) }
+                workers.submit { answer(self.answer(request, database: self.database)) }
             }
         }
     }
@@ -117,7 +110,7 @@ public final class SubsonicService: Sendable {
     public func databaseChanged(_ database: Database) {
         current.withLock { $0 = database }
         guard used.load(ordering: .relaxed) else { return }
-        workers.addOperation { _ = self.library(database) }
+        workers.submit { _ = self.library(database) }
     }
 
     /// Stickers may have changed (an MPD client's `sticker set`, or this API's own change).

@@ -3,6 +3,10 @@ import Foundation
 /// Threads for the blocking part of a command — reading a cover or a picture from a cloud
 /// account — so the core loop never waits on the network for one client while every other
 /// client waits on the core loop. Threads start on demand, up to `limit`, and stay.
+/// Also what the Subsonic API's requests, streams and transcodes run on: Dispatch's pool on
+/// Linux only grows past its width when its monitor sees a worker blocked (every 100 ms or
+/// so), so a job queued behind a blocked one — a transcode waiting on a slow phone — started
+/// 170–210 ms late; threads of our own start it at once.
 public final class BlockingWork: @unchecked Sendable {
     // Invariant: `jobs`, `started` and `idle` are only touched with `condition` locked.
     private let condition = NSCondition()
@@ -10,10 +14,14 @@ public final class BlockingWork: @unchecked Sendable {
     private var started = 0
     private var idle = 0
     private let limit: Int
+    private let name: String
 
     public static let shared = BlockingWork(limit: 4)
 
-    public init(limit: Int) { self.limit = limit }
+    public init(limit: Int, name: String = "blocking") {
+        self.limit = limit
+        self.name = name
+    }
 
     public func submit(_ job: @escaping @Sendable () -> Void) {
         condition.withLock {
@@ -21,7 +29,7 @@ public final class BlockingWork: @unchecked Sendable {
             if idle == 0 && started < limit {
                 started += 1
                 let thread = Thread { [self] in loop() }
-                thread.name = "blocking-\(started)"
+                thread.name = "\(name)-\(started)"
                 thread.start()
             } else {
                 condition.signal()

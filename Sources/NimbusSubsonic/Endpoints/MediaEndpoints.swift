@@ -72,7 +72,7 @@ extension SubsonicService {
         let stream = APIStream()
         let source = UncheckedInput(input), wanted = range
         let service = call.service, user = call.user?.name ?? "", client = (try? call.arguments.optional("c")) ?? nil
-        service.streamers.addOperation {
+        service.streamers.submit {
             service.whileStreaming(user: user, song: song, client: client) { pump(source.input, range: wanted, into: stream) }
         }
         return .http(APIAnswer(status: status, type: type, headers: headers, body: .stream(stream, length: Int64(range.count))))

@@ -58,7 +58,7 @@ extension SubsonicService {
             "refreshPodcasts": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
                 let podcasts = try call.podcasts()
                 // Every feed is read: that takes a while, and the answer does not wait for it.
-                call.service.streamers.addOperation { try? podcasts.refresh() }
+                call.service.streamers.submit { try? podcasts.refresh() }
                 return .node(nil)
             },
             "downloadPodcastEpisode": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in

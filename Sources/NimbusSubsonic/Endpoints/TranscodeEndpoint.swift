@@ -48,7 +48,7 @@ extension SubsonicService {
         let writer = offset == 0 ? backend.transcodes?.begin(key) : nil
         let job = TranscodeJob(transcoder: transcoder, writer: writer, stream: stream, promised: promised)
         let service = call.service, user = call.user?.name ?? ""
-        service.transcoders.addOperation {
+        service.transcoders.submit {
             Transcoder.lowerPriority()
             service.whileStreaming(user: user, song: entry.id, client: client) { job.run(logger: service.logger) }
         }
