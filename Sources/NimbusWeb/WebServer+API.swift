@@ -245,6 +245,28 @@ extension WebServer {
         loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
     }
 
+    /// libwebsockets reads nothing on an HTTP/1 connection while its answer is going out, yet
+    /// keeps POLLIN in the poll set: a phone hanging up mid-stream left this thread spinning
+    /// on that FIN (98 ms of CPU per skipped transcode, starving the encode that should have
+    /// stopped) until a later write failed. So after each turn of the loop, at most every
+    /// 2 ms, each stream's socket is peeked: end of input means the phone is gone, and its
+    /// worker stops now. (Pausing reading with lws_rx_flow_control also stops the writable
+    /// callbacks on h1, so it cannot be used.)
+    func reapHungUpStreams() {
+        guard !loop.apiStreams.isEmpty else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now &- loop.lastHangUpCheck >= 2_000_000 else { return }
+        loop.lastHangUpCheck = now
+        var probe: UInt8 = 0
+        for connection in Array(loop.apiStreams.keys) {
+            guard let wsi = OpaquePointer(bitPattern: connection) else { continue }
+            let fd = lws_get_socket_fd(wsi)
+            guard fd >= 0, recv(fd, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 else { continue }
+            loop.apiStreams.removeValue(forKey: connection)?.stream.cancel()
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        }
+    }
+
     func cancelStreams() {
         for streaming in loop.apiStreams.values { streaming.stream.cancel() }
         loop.apiStreams = [:]

@@ -113,7 +113,10 @@ public final class WebServer: Sendable {
 
     private func serve() {
         guard let context = loop.context else { return }
-        while !stopped.load(ordering: .acquiring) { if lws_service(context, 0) < 0 { break } }
+        while !stopped.load(ordering: .acquiring) {
+            if lws_service(context, 0) < 0 { break }
+            reapHungUpStreams()
+        }
         coverInbox.close()
         apiInbox.close()
         cancelStreams()
@@ -147,6 +150,8 @@ final class ServiceLoop: @unchecked Sendable {
     /// The token of the request each connection waits an answer for.
     var apiWaiting: [UInt: UInt64] = [:]
     var apiStreams: [UInt: APIStreaming] = [:]
+    /// When the streams were last looked at for a hang-up (uptime nanoseconds).
+    var lastHangUpCheck: UInt64 = 0
     var nextToken: UInt64 = 0
 
     init() {
