@@ -4,7 +4,7 @@ import NimbusModel
 import NimbusOutput
 
 /// One song made into another format as it is read: the decoder's PCM, converted to what the
-/// encoder takes (16 bits, at most two channels, 48 kHz for Opus), encoded at a constant bit
+/// encoder takes (at most two channels; 16 bits, or floats at 48 kHz for Opus), encoded at a constant bit
 /// rate, handed on as the encoder gives it. It runs on a transcoding worker and blocks on its
 /// sink, so a phone that reads slowly slows its encode and one that goes away stops it.
 public final class Transcoder {
@@ -26,7 +26,8 @@ public final class Transcoder {
         let input = decoder.format
         guard input.sample != .dsd, input.sampleRate > 0, input.channels > 0 else { throw Failure("cannot transcode \(input)") }
         let channels = min(input.channels, 2)
-        let output = AudioFormat(sampleRate: Self.rate(for: format, input: input.sampleRate), sample: .s16, channels: channels)
+        // Opus works in floats: it gets them straight from the converter, undithered.
+        let output = AudioFormat(sampleRate: Self.rate(for: format, input: input.sampleRate), sample: format == .opus ? .float : .s16, channels: channels)
         converter = PCMConverter(from: input, to: output)
         do {
             switch format {
@@ -60,9 +61,11 @@ public final class Transcoder {
     }
 
     /// Encodes to the end, handing each piece to `sink`; false from `sink` stops at once.
-    /// True when the whole song was made.
+    /// True when the whole song was made. `sink` hears after every chunk decoded, with no
+    /// bytes when the encoder kept them all (an Ogg page takes a quarter of a second of
+    /// Opus), so a phone gone is noticed within one chunk.
     public func run(_ sink: (UnsafeRawBufferPointer) -> Bool) throws(Failure) -> Bool {
-        func give(_ bytes: [UInt8]) -> Bool { bytes.isEmpty || bytes.withUnsafeBytes { sink($0) } }
+        func give(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { sink($0) } }
         guard give(encoder.header) else { return false }
         let frames = 4096
         var buffer = [UInt8](repeating: 0, count: frames * decoder.format.frameBytes)

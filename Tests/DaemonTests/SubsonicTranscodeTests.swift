@@ -154,4 +154,47 @@ final class SubsonicTranscodeTests: XCTestCase {
         phone.waitUntilExit()
         XCTAssertTrue(waitUntil(timeout: 10) { (try? streaming()) == 0 }, "the encode went on after the phone left")
     }
+
+    /// A phone skipping on: it reads the first bytes of a transcode and hangs up while the
+    /// encode is in full flow (nothing is waiting on the phone), three times. The daemon must stop at
+    /// once: libwebsockets left that FIN unread and the web thread spun on it, ~100 ms of
+    /// CPU per skip on top of the encode it starved. CPU time, not wall time, so a busy
+    /// machine does not make it fail; the encode of the whole song would take far more.
+    func testAPhoneSkippingOnCostsNoCPUAfterItHangsUp() throws {
+        let (daemon, web, id, _) = try daemon()
+        let pid = daemon.process.processIdentifier
+        func cpuSeconds() -> Double {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        var after: [Double] = []
+        for round in 0..<3 {
+            guard let fd = connectLoopback(port: web) else { return XCTFail("cannot connect to \(web)") }
+            let request = "GET /rest/stream?u=anna&p=sesame&c=Skipper&id=\(id)&format=opus&maxBitRate=128&timeOffset=\(round * 20) HTTP/1.1\r\n"
+                + "Host: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16384)
+            while received.count < 8192 {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            XCTAssertTrue(received.starts(with: Array("HTTP/1.1 200".utf8)), String(decoding: received.prefix(60), as: UTF8.self))
+            let hungUp = cpuSeconds()
+            // Its end of the connection shut (a FIN, as a phone that has read all that came
+            // sends); the RST of a close with unread bytes libwebsockets sees by itself.
+            shutdown(fd, Int32(SHUT_WR))
+            defer { close(fd) }
+            // Measured until its worker is gone from the now-playing list.
+            XCTAssertTrue(waitUntil(timeout: 10) {
+                let listing = (try? runTool("curl", ["-s", "http://127.0.0.1:\(web)/rest/getNowPlaying?u=anna&p=sesame&f=json&c=t"])) ?? ""
+                return listing.contains("nowPlaying") && !listing.contains("Skipper")
+            }, "the encode went on after the phone left")
+            after.append(cpuSeconds() - hungUp)
+        }
+        // A whole encode of the 120 s song is seconds of CPU; stopping costs one chunk's.
+        XCTAssertLessThan(after.sorted()[1], 0.08, "CPU used after each hang-up: \(after)")
+    }
 }

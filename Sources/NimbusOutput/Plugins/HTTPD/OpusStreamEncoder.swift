@@ -6,6 +6,9 @@ import NimbusModel
 /// `auto`, `max`), `complexity` (0–10, default 10) and `signal` (`auto`, `voice`, `music`)
 /// as MPD reads them. The OpusHead page and the OpusTags page come first, each alone on its
 /// page as the format requires; the header's pre-skip is the encoder's lookahead.
+/// 16-bit PCM in (the httpd output's contract), or floats when `format` says so: a
+/// transcode hands libopus the resampler's floats as they are, with no dither and rounding
+/// to 16 bits that libopus would only turn back into floats.
 final class OpusStreamEncoder: StreamEncoder {
     let contentType = "audio/ogg"
     private(set) var header: [UInt8] = []
@@ -14,7 +17,9 @@ final class OpusStreamEncoder: StreamEncoder {
     private let channels: Int
     /// 20 ms at 48 kHz.
     private static let frameSize = 960
-    private var pending: [Int16] = []
+    /// Samples waiting for a whole frame, as the floats libopus works in.
+    private var pending: [Float] = []
+    private let floatInput: Bool
     private var granule: Int64 = 0
     private var packetNumber: Int64 = 0
     private var packet = [UInt8](repeating: 0, count: 4000)
@@ -29,8 +34,9 @@ final class OpusStreamEncoder: StreamEncoder {
 
     init(_ format: AudioFormat, bitrate: String?, complexity: Int32, signal: String?) throws(OutputError) {
         channels = Int(format.channels)
-        guard format.sampleRate == Self.rate, (1...2).contains(channels) else {
-            throw OutputError("the Opus encoder takes 48 kHz mono or stereo (\(format))")
+        floatInput = format.sample == .float
+        guard format.sampleRate == Self.rate, (1...2).contains(channels), format.sample == .s16 || floatInput else {
+            throw OutputError("the Opus encoder takes 48 kHz mono or stereo, 16 bits or floats (\(format))")
         }
         var error: Int32 = 0
         guard let encoder = opus_encoder_create(Int32(Self.rate), Int32(channels), OPUS_APPLICATION_AUDIO, &error), error == OPUS_OK else {
@@ -94,23 +100,28 @@ final class OpusStreamEncoder: StreamEncoder {
     }
 
     func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8] {
-        pending += pcm.bindMemory(to: Int16.self)
-        inputFrames += Int64(pcm.count / (2 * channels))
+        if floatInput {
+            pending += pcm.bindMemory(to: Float.self)
+        } else {
+            // What opus_encode does inside a float build of libopus.
+            pending += pcm.bindMemory(to: Int16.self).lazy.map { Float($0) * (1 / 32768) }
+        }
+        inputFrames += Int64(pcm.count / ((floatInput ? 4 : 2) * channels))
         return try packets(last: false)
     }
 
     /// Encodes every whole 20 ms frame held (with `last`, the rest padded with silence).
     private func packets(last: Bool) throws(OutputError) -> [UInt8] {
         let frameSamples = Self.frameSize * channels
-        if last, trimsEnd { pending += [Int16](repeating: 0, count: Int(preSkip) * channels) }
+        if last, trimsEnd { pending += [Float](repeating: 0, count: Int(preSkip) * channels) }
         if last, pending.count % frameSamples != 0 {
-            pending += [Int16](repeating: 0, count: frameSamples - pending.count % frameSamples)
+            pending += [Float](repeating: 0, count: frameSamples - pending.count % frameSamples)
         }
         var offset = 0
         var output: [UInt8] = []
         while pending.count - offset >= frameSamples {
             let bytes = pending.withUnsafeBufferPointer { samples in
-                opus_encode(encoder, samples.baseAddress! + offset, Int32(Self.frameSize), &packet, Int32(packet.count))
+                opus_encode_float(encoder, samples.baseAddress! + offset, Int32(Self.frameSize), &packet, Int32(packet.count))
             }
             guard bytes > 0 else { throw OutputError("Opus encoding failed (\(bytes))") }
             offset += frameSamples

@@ -13,7 +13,7 @@ public protocol StreamEncoder: AnyObject {
 }
 
 /// The encoders for one song made into a file (a transcode for a phone): constant bit rate
-/// in kbit/s, 16-bit PCM in; `format` is what the encoder takes (Opus: 48 kHz).
+/// in kbit/s; `format` is what the encoder takes (Opus: 48 kHz, 16 bits or floats; MP3: 16 bits).
 public enum FileEncoders {
     public static func opus(_ format: AudioFormat, kbps: Int) throws(OutputError) -> any StreamEncoder {
         let encoder = try OpusStreamEncoder(format, bitrate: String(kbps * 1000), complexity: 10, signal: "music")
