@@ -26,6 +26,11 @@ public final class FileInputStream: InputStream {
 
     deinit { close(fd) }
 
+    public func duplicateFileDescriptor() -> Int32? {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         guard buffer.count > 0 else { return 0 }
         while true {

@@ -26,6 +26,10 @@ public protocol InputStream: AnyObject {
     /// Makes sure the bytes about to be played are of the current version (a cached remote
     /// file asks its server when it has not for a while); a no-op for other streams.
     func confirmFreshness() throws(InputError)
+    /// A descriptor of its own (the caller closes it) when the stream is a local file read as
+    /// it lies on disk, so a server can hand its bytes to a socket with sendfile(2); nil for
+    /// every other stream.
+    func duplicateFileDescriptor() -> Int32?
 }
 
 /// A radio station's `icy-name` and the `StreamTitle` it sends while it plays.
@@ -48,6 +52,7 @@ extension InputStream {
     public func confirmFreshness() throws(InputError) {}
     public var isRemote: Bool { false }
     public func prefetch(_ range: Range<Int64>) {}
+    public func duplicateFileDescriptor() -> Int32? { nil }
 
     /// Reads until `count` bytes or end of stream.
     public func read(count: Int) throws(InputError) -> [UInt8] {

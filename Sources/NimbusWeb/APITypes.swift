@@ -82,6 +82,8 @@ public final class APIStream: @unchecked Sendable {
     private var cancelled = false
     private var consumerWaiting = false
     private var wake: (@Sendable () -> Void)?
+    /// A local file's bytes the web thread sends itself (`sendFile`), and how far it got.
+    private var file: (fd: Int32, offset: Int64, end: Int64)?
     let capacity: Int
     let stallLimit: Double
 
@@ -128,10 +130,10 @@ public final class APIStream: @unchecked Sendable {
 
     public var isCancelled: Bool { condition.withLock { cancelled } }
 
-    /// Web side: the client went away.
+    /// Web side: the client went away (or everything was sent).
     func cancel() {
         condition.withLock {
-            cancelled = true
+            cancelled = cancelled || (file.map { $0.offset < $0.end } ?? true)
             chunks = []
             buffered = 0
             condition.broadcast()
@@ -175,4 +177,47 @@ public final class APIStream: @unchecked Sendable {
         condition.broadcast()
         return (out, count, ended && chunks.isEmpty)
     }
+
+    /// Worker side: `range` of a local file goes out with sendfile(2) from the web thread —
+    /// no copies through this buffer, as nginx serves a file (1.5 GB/s on loopback instead
+    /// of 1.1). Takes `fd` (closed when done); waits until it is sent or the client left, so
+    /// the worker still marks how long the phone streams. False: the client went away.
+    public func sendFile(fd: Int32, range: Range<Int64>) -> Bool {
+        condition.lock()
+        guard !cancelled, file == nil, chunks.isEmpty else {
+            condition.unlock()
+            close(fd)
+            return false
+        }
+        file = (fd, range.lowerBound, range.upperBound)
+        let notify = consumerWaiting ? wake : nil
+        consumerWaiting = false
+        condition.unlock()
+        notify?()
+        return condition.withLock {
+            while !cancelled, let file, file.offset < file.end { condition.wait() }
+            return !cancelled
+        }
+    }
+
+    /// Web side: the file to send, where it stands, or nil (bytes come the usual way). Asks
+    /// for a wake-up when neither a file nor bytes are there yet.
+    func fileToSend() -> (fd: Int32, offset: Int64, end: Int64)? {
+        condition.withLock {
+            if file == nil, chunks.isEmpty, !ended { consumerWaiting = true }
+            return file
+        }
+    }
+
+    /// Web side: `count` more bytes of the file went out.
+    func sent(_ count: Int) {
+        condition.withLock {
+            guard var current = file else { return }
+            current.offset += Int64(count)
+            file = current
+            if current.offset >= current.end { condition.broadcast() }
+        }
+    }
+
+    deinit { if let file { close(file.fd) } }
 }

@@ -167,6 +167,7 @@ extension WebServer {
     func writeStream(_ wsi: OpaquePointer) -> Int32? {
         guard var streaming = loop.apiStreams[key(wsi)] else { return nil }
         if streaming.chunked { return writeChunk(wsi, streaming) }
+        if let file = streaming.stream.fileToSend() { return writeFile(wsi, &streaming, file) }
         let pre = nimbus_lws_pre()
         guard let (bytes, takenCount, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre) else { return 0 }
         var buffer = bytes
@@ -227,13 +228,13 @@ extension WebServer {
     /// A body that is still moving keeps its connection: libwebsockets' request timeout
     /// (`timeout_secs`) would otherwise cut a phone playing a long stream at its own pace.
     /// A connection whose bytes stop moving for `streamStall` seconds is closed.
-    private func keepAlive(_ wsi: OpaquePointer) {
+    func keepAlive(_ wsi: OpaquePointer) {
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.streamStall)
     }
 
     static let streamStall: Int32 = 60
 
-    private func closeStream(_ wsi: OpaquePointer) -> Int32 {
+    func closeStream(_ wsi: OpaquePointer) -> Int32 {
         loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
         return -1
     }

@@ -87,8 +87,13 @@ extension SubsonicService {
     }
 
     /// Copies `range` of the input into the stream until done, failed or cancelled.
+    /// A local file goes to the socket straight from the page cache (sendfile).
     static func pump(_ input: any NimbusInput.InputStream, range: Range<Int64>, into stream: APIStream) {
         defer { stream.finish() }
+        if let fd = input.duplicateFileDescriptor() {
+            _ = stream.sendFile(fd: fd, range: range)
+            return
+        }
         do {
             try input.seek(to: range.lowerBound)
         } catch {
