@@ -60,6 +60,19 @@ final class SubsonicUnitTests: XCTestCase {
         XCTAssertEqual(SubsonicFormat("jsonp", callback: "cb_1"), .jsonp(callback: "cb_1"))
     }
 
+    /// The encoder writes numbers and dates digit by digit: the edges of each.
+    func testNumbersAndDatesAreWrittenExactly() throws {
+        var node = SubsonicNode("song")
+        for (index, value) in [Int64.min, -1, 0, 7, 10, 1_234_567_890, Int64.max].enumerated() { node.set("n\(index)", value) }
+        node.set("no", false)
+        let json = String(decoding: SubsonicFormat.json.encode(node), as: UTF8.self)
+        XCTAssertTrue(json.contains(#""n0":-9223372036854775808,"n1":-1,"n2":0,"n3":7,"n4":10,"n5":1234567890,"n6":9223372036854775807,"no":false"#), json)
+        XCTAssertEqual(SongFields.date(0), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(SongFields.date(951_782_400), "2000-02-29T00:00:00.000Z")
+        XCTAssertEqual(SongFields.date(1_764_890_879), "2025-12-04T23:27:59.000Z")
+        XCTAssertEqual(SongFields.date(-5), "1970-01-01T00:00:00.000Z")
+    }
+
     func testEveryWayOfSigningIn() {
         let signIn = SubsonicSignIn(users: [SubsonicUser(name: "anna", password: "sesame", permissions: [.read])])
         func check(_ pairs: [(String, String)]) -> Int {

@@ -58,18 +58,40 @@ enum SongFields {
     static func contentType(_ suffix: String) -> String { contentTypes[suffix] ?? "application/octet-stream" }
 
     /// ISO 8601 in UTC, as `created` is sent.
+    /// `created` of every song of every page: written digit by digit (string interpolation
+    /// was 5% of a full sync's CPU).
     static func date(_ seconds: Int64) -> String {
         var time = time_t(max(0, seconds))
         var parts = tm()
         gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).000Z"
+        let year = Int(parts.tm_year + 1900)
+        guard (0...9999).contains(year) else { return "1970-01-01T00:00:00.000Z" }
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int, _ digits: Int, at start: Int) {
+                var value = value
+                for index in stride(from: start + digits - 1, through: start, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            (buffer[4], buffer[7], buffer[10], buffer[13], buffer[16]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"), UInt8(ascii: ":"), UInt8(ascii: ":"))
+            put(0, 3, at: 20)
+            (buffer[19], buffer[23]) = (UInt8(ascii: "."), UInt8(ascii: "Z"))
+            put(year, 4, at: 0)
+            put(Int(parts.tm_mon + 1), 2, at: 5)
+            put(Int(parts.tm_mday), 2, at: 8)
+            put(Int(parts.tm_hour), 2, at: 11)
+            put(Int(parts.tm_min), 2, at: 14)
+            put(Int(parts.tm_sec), 2, at: 17)
+            return 24
+        }
     }
 
     static func song(_ entry: SubsonicLibrary.SongEntry, in library: SubsonicLibrary, name: String = "song") -> SubsonicNode {
         let song = entry.song, tag = song.tag
         let album = library.albums[entry.album]
         var node = SubsonicNode(name)
+        node.attributes.reserveCapacity(32)
         node.set("id", entry.id)
         node.set("parent", entry.parent)
         node.set("isDir", false)

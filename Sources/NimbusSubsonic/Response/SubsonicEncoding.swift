@@ -29,7 +29,7 @@ public enum SubsonicFormat: Sendable, Equatable {
 
     public func encode(_ root: SubsonicNode) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(4096)
+        out.reserveCapacity(root.children.isEmpty ? 1024 : 16 * 1024)
         switch self {
         case .xml:
             out.append(contentsOf: #"<?xml version="1.0" encoding="UTF-8"?>"#.utf8)
@@ -111,17 +111,22 @@ public enum SubsonicFormat: Sendable, Equatable {
     private static func json(_ node: SubsonicNode, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
+        // Names are the endpoints' own identifiers: nothing in them to escape.
         func key(_ name: String) {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            string(name, into: &out)
+            out.append(UInt8(ascii: "\""))
+            var name = name
+            name.withUTF8 { out.append(contentsOf: $0) }
+            out.append(UInt8(ascii: "\""))
             out.append(UInt8(ascii: ":"))
         }
         for (name, value) in node.attributes {
             key(name)
             switch value {
             case .string(let text): string(text, into: &out)
-            case .int, .bool: out.append(contentsOf: value.text.utf8)
+            case .int(let number): integer(number, into: &out)
+            case .bool(let flag): out.append(contentsOf: flag ? Self.trueBytes : Self.falseBytes)
             case .double(let number): out.append(contentsOf: (number.isFinite ? value.text : "0").utf8)
             }
         }
@@ -138,9 +143,11 @@ public enum SubsonicFormat: Sendable, Equatable {
             }
             out.append(UInt8(ascii: "]"))
         }
-        var done = Set<String>()
+        // The names written so far: a handful at most, so a list beats hashing (and a song,
+        // with no children, allocates nothing).
+        var done: [String] = []
         for child in node.children where !done.contains(child.name) {
-            done.insert(child.name)
+            done.append(child.name)
             key(child.name)
             if node.lists.contains(child.name) {
                 out.append(UInt8(ascii: "["))
@@ -160,6 +167,24 @@ public enum SubsonicFormat: Sendable, Equatable {
             out.append(contentsOf: "[]".utf8)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    private static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
+
+    /// Digits written straight into the answer (a String per number was most of their cost).
+    private static func integer(_ number: Int64, into out: inout [UInt8]) {
+        if number < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(raw[index]) }
+        }
     }
 
     private static func string(_ text: String, into out: inout [UInt8]) {
