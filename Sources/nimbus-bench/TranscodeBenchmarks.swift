@@ -51,9 +51,9 @@ struct TranscodeBenchmarks {
         for (format, bitrate, codec) in [("opus", 128, "libopus"), ("mp3", 192, "libmp3lame")] {
             var ours: [Double] = [], theirs: [Double] = []
             for _ in 0..<(quick ? 1 : 3) {
-                let before = Self.processCPU(pid)
+                let before = processCPUSeconds(pid)
                 _ = try runTool("curl", ["-s", "-o", "/dev/null", url(web, next(), "format=\(format)&maxBitRate=\(bitrate)")])
-                ours.append(Self.processCPU(pid) - before)
+                ours.append(processCPUSeconds(pid) - before)
                 let container = format == "opus" ? "ogg" : "mp3"
                 // On the daemon's core, as every pair of daemons in the bench is compared (the
                 // cores of a virtual machine differ by a few per cent).
@@ -99,18 +99,6 @@ struct TranscodeBenchmarks {
 
     private func url(_ port: Int, _ id: String, _ query: String) -> String { "http://127.0.0.1:\(port)" + path(id, query) }
     private func path(_ id: String, _ query: String) -> String { "/rest/stream?u=bench&p=bench&c=bench&id=\(id)&\(query)" }
-
-    /// Seconds of CPU the process has used, dead threads included (the encoders' pool threads
-    /// come and go, so schedstat per live thread would miss them).
-    static func processCPU(_ pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // utime and stime are fields 14 and 15 of stat(5); the 12th and 13th after the name.
-        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
 
     /// Seconds of CPU the children waited for in `body` used.
     static func childCPU(_ body: () throws -> Void) throws -> Double {

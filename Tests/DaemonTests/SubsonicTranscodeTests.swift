@@ -163,11 +163,7 @@ final class SubsonicTranscodeTests: XCTestCase {
     func testAPhoneSkippingOnCostsNoCPUAfterItHangsUp() throws {
         let (daemon, web, id, _) = try daemon()
         let pid = daemon.process.processIdentifier
-        func cpuSeconds() -> Double {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
-        }
+        func cpuSeconds() -> Double { processCPUSeconds(pid) }
         var after: [Double] = []
         for round in 0..<3 {
             guard let fd = connectLoopback(port: web) else { return XCTFail("cannot connect to \(web)") }
