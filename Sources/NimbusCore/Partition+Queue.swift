@@ -21,6 +21,7 @@ extension Partition {
             ids.append(queue.add(song, after: after))
         }
         queueChanged()
+        if songs.count >= Heap.burstSongs { Heap.returnFreeMemorySoon() }
         if let position, position != start {
             preservingCurrent { queue.moveRange(start..<queue.count, to: position) }
             queueChanged()
@@ -35,6 +36,7 @@ extension Partition {
         let wasPlaying = state != .stop
         let removesCurrent = playingPosition.map(range.contains) ?? false
         for position in range.reversed() { queue.remove(at: position) }
+        if range.count >= Heap.burstSongs { Heap.returnFreeMemorySoon() }
         if let playingPosition {
             if removesCurrent {
                 // The current song is gone: the song now at its place (if any) becomes current.
@@ -56,6 +58,7 @@ extension Partition {
     public func clear() {
         let wasPlaying = state != .stop
         stopPlayer()
+        if queue.count >= Heap.burstSongs { Heap.returnFreeMemorySoon() }
         queue.removeAll()
         current = nil
         lastLoadedPlaylist = ""

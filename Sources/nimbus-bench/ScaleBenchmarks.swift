@@ -61,11 +61,27 @@ struct ScaleBenchmarks {
     }
 
     private func addMemory(_ pair: DaemonPair, state: String, into report: inout BenchReport) {
-        let ours = ProcessStats.memory(pair.nimbus.process.processIdentifier)
-        let theirs = ProcessStats.memory(pair.mpd.process.processIdentifier)
+        let ours = settledMemory(pair.nimbus.process.processIdentifier)
+        let theirs = settledMemory(pair.mpd.process.processIdentifier)
         report.add(Figure(name: "VmRSS, \(state)", unit: "MiB", nimbus: ours.rss / 1024, mpd: theirs.rss / 1024, better: .lower, goal: 1.1))
         report.add(Figure(name: "RssAnon, \(state)", unit: "MiB", nimbus: ours.anonymous / 1024, mpd: theirs.anonymous / 1024, better: .lower))
     }
+}
+
+/// The memory of a daemon once it has stopped shrinking: a daemon may hand freed pages back
+/// a moment after the command (Nimbus trims its heap a second after a large queue change or
+/// answer, off the core loop), and the figure is the state the box then stays in. Read every
+/// half second until three readings in a row (1.5 s) fell by no more than 1%, 6 s at most.
+private func settledMemory(_ pid: Int32) -> (rss: Double, anonymous: Double) {
+    var last = ProcessStats.memory(pid)
+    var steady = 0
+    for _ in 0..<12 where steady < 3 {
+        usleep(500_000)
+        let now = ProcessStats.memory(pid)
+        steady = now.anonymous >= last.anonymous * 0.99 ? steady + 1 : 0
+        last = now
+    }
+    return last
 }
 
 /// Round trips and the server's CPU per command for `ping`, `status` and `currentsong`, one

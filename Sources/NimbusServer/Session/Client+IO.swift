@@ -92,6 +92,7 @@ extension Client {
         let wasBlocked = writeBlocked
         writeBlocked = false
         session.outputBlocked = false
+        if unsent.count >= Heap.burstBytes { Heap.returnFreeMemorySoon() }
         unsent = []
         unsentOffset = 0
         if closeAfterFlush {
