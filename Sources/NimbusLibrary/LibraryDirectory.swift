@@ -34,6 +34,11 @@ public final class LibrarySong: Sendable, Hashable {
         LibrarySong(name: name, modified: modified, added: added, format: format, tag: tag, size: size)
     }
 
+    /// The same song with an equal name and tags held elsewhere (`TagValuePool`).
+    func remade(name: String, tag: Tag) -> LibrarySong {
+        LibrarySong(name: name, modified: modified, added: added, format: format, tag: tag, size: size)
+    }
+
     public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
         lhs === rhs
             || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.added == rhs.added && lhs.format == rhs.format

@@ -23,6 +23,8 @@ struct UpdateWalk {
         /// Files to scan, with the time each entered the database (kept when it changed).
         var tasks: [(path: String, entry: StorageEntry, added: Int64?)] = []
         private(set) var results = UnsafeMutableBufferPointer<LibrarySong?>(start: nil, count: 0)
+        /// Read and written only by the sequential walk, after the workers are done.
+        var pool = TagValuePool()
 
         func prepareResults() {
             results.deinitialize()
@@ -99,7 +101,8 @@ struct UpdateWalk {
             if let entry, entry.kind == .file, registry.supports(name) {
                 plan.tasks = [(childPath, entry, directory.songs.first { $0.name == name }?.added)]
                 scan(plan)
-                if let song = plan.results[0] {
+                if let scanned = plan.results[0] {
+                    let song = plan.pool.kept(scanned)
                     if let index = directory.songs.firstIndex(where: { $0.name == name }) {
                         directory.songs[index] = song
                     } else {
@@ -245,7 +248,7 @@ struct UpdateWalk {
             case .ready(let existing): directory.songs.append(existing)
             case .scan(let index):
                 changed = true
-                if let scanned = plan.results[index] { directory.songs.append(scanned) }
+                if let scanned = plan.results[index] { directory.songs.append(plan.pool.kept(scanned)) }
             }
         }
         for child in pending.directories {
