@@ -41,8 +41,11 @@ final class MusicPipe: @unchecked Sendable {
     private var producerWaiting = false
     private var consumersWaiting = 0
 
+    /// The slots get their buffers when first written: a megabyte per partition that never
+    /// plays (and a daemon that has not played yet) stays unallocated — it was the largest
+    /// part of the heap with an empty database (heaptrack).
     init(capacity: Int = 64) {
-        slots = (0..<capacity).map { _ in Chunk(bytes: [UInt8](repeating: 0, count: Self.chunkBytes)) }
+        slots = Array(repeating: Chunk(bytes: []), count: capacity)
     }
 
     var capacity: Int { slots.count }
@@ -76,6 +79,7 @@ final class MusicPipe: @unchecked Sendable {
         }
         guard !closed, generation == expected else { return false }
         let index = writeSequence % slots.count
+        if slots[index].bytes.count < Self.chunkBytes { slots[index].bytes = [UInt8](repeating: 0, count: Self.chunkBytes) }
         fill(&slots[index])
         writeSequence += 1
         // Waiting readers are woken for a song's first chunk, the end of the queue, or once a
