@@ -84,7 +84,7 @@ public final class EventLoop: SerialExecutor, Sendable {
         ready.reserveCapacity(Int(capacity))
         while true {
             ready.removeAll(keepingCapacity: true)
-            let timeout = hasJobs ? 0 : CoreActor.assumeIsolated { reactor.timeoutMillis() }
+            let timeout = hasJobs ? 0 : CoreActor.assumeIsolatedOnLoop { reactor.timeoutMillis() }
             let count = epoll_wait(epollFD, events, capacity, timeout)
             if count < 0 && errno != EINTR {
                 fatalError("epoll_wait: \(String(cString: strerror(errno)))")
@@ -98,12 +98,12 @@ public final class EventLoop: SerialExecutor, Sendable {
             }
             if !ready.isEmpty {
                 let batch = ready
-                CoreActor.assumeIsolated {
+                CoreActor.assumeIsolatedOnLoop {
                     for event in batch { reactor.dispatch(key: event.key, events: event.events) }
                 }
             }
             runJobs()
-            CoreActor.assumeIsolated { reactor.endIteration() }
+            CoreActor.assumeIsolatedOnLoop { reactor.endIteration() }
         }
     }
 }
