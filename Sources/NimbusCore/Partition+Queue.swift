@@ -14,6 +14,8 @@ extension Partition {
         guard !songs.isEmpty else { return [] }
         let start = queue.count
         var ids: [Int] = []
+        ids.reserveCapacity(songs.count)
+        queue.reserve(songs.count)
         // A song already queued for gapless play keeps its place.
         let after = current.map { $0 + (handshake.follower != nil ? 1 : 0) }
         for var song in songs {

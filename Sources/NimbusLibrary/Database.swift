@@ -64,6 +64,16 @@ public final class Database: Sendable {
         Self.walk(start, path: path, recursive: recursive, visitDirectory, visitSong)
     }
 
+    /// Every song below `path` (MPD's order), as the queue takes them — for `add DIR`. Walked
+    /// here rather than through `visit` from the core actor: a closure made there is checked
+    /// for its actor on each call, a tenth of an `add ""` of 50,000 songs (perf).
+    public func songs(below path: String) -> [Song] {
+        guard let start = root.directory(at: path) else { return [] }
+        var songs: [Song] = []
+        Self.walk(start, path: path, recursive: true, { _, _ in }, { directory, song in songs.append(song.song(in: directory)) })
+        return songs
+    }
+
     private static func walk(
         _ directory: LibraryDirectory, path: String, recursive: Bool, _ visitDirectory: (String, LibraryDirectory) -> Void,
         _ visitSong: (String, LibrarySong) -> Void

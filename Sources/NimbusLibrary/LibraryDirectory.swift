@@ -63,10 +63,22 @@ public final class LibrarySong: Sendable, Hashable {
     }
 
     /// Whether `uri` is `directory/name` (the kept song was made for this place), compared
-    /// byte by byte without joining.
+    /// byte by byte without joining: two `memcmp`s over the strings' own storage (the generic
+    /// `starts(with:)` over UTF-8 views was a third of an `add ""` of 50,000 songs, perf).
     private static func uri(_ uri: String, is directory: String, _ name: String) -> Bool {
         let separator = directory.isEmpty ? 0 : 1
-        guard uri.utf8.count == directory.utf8.count + separator + name.utf8.count else { return false }
+        let directoryCount = directory.utf8.count, nameCount = name.utf8.count
+        guard uri.utf8.count == directoryCount + separator + nameCount else { return false }
+        let fast = uri.utf8.withContiguousStorageIfAvailable { uriBytes in
+            directory.utf8.withContiguousStorageIfAvailable { directoryBytes in
+                name.utf8.withContiguousStorageIfAvailable { nameBytes in
+                    (directoryCount == 0 || memcmp(uriBytes.baseAddress!, directoryBytes.baseAddress!, directoryCount) == 0)
+                        && (nameCount == 0
+                            || memcmp(uriBytes.baseAddress! + directoryCount + separator, nameBytes.baseAddress!, nameCount) == 0)
+                }
+            }
+        }
+        if case .some(.some(.some(let result))) = fast { return result }
         return uri.utf8.starts(with: directory.utf8) && uri.utf8.reversed().starts(with: name.utf8.reversed())
     }
 }

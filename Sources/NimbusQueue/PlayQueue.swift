@@ -44,6 +44,15 @@ public struct PlayQueue: Sendable {
 
     // MARK: adding
 
+    /// Room for `count` songs more before a bulk add: the id index otherwise rehashed a dozen
+    /// times while `add ""` queued 50,000 songs (7% of it, perf). Small adds grow as usual.
+    public mutating func reserve(_ count: Int) {
+        guard count >= 256 else { return }
+        items.reserveCapacity(items.count + count)
+        order.reserveCapacity(order.count + count)
+        positions.reserveCapacity(positions.count + count)
+    }
+
     /// Appends and returns the new id. In random mode the new song is shuffled in among the
     /// songs after `after` (the current or queued order index), as MPD's AppendSong does.
     @discardableResult

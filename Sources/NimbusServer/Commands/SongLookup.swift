@@ -37,9 +37,7 @@ enum SongLookup {
             guard kind != .song, database.directory(at: uri) != nil else {
                 throw ProtocolError(.noExist, kind == .song ? "No such song" : "No such directory")
             }
-            var songs: [Song] = []
-            database.visit(uri, recursive: true, directory: { _, _ in }, song: { path, song in songs.append(song.song(in: path)) })
-            return songs
+            return database.songs(below: uri)
         }
     }
 
