@@ -69,17 +69,17 @@ public final class LibrarySong: Sendable, Hashable {
         let separator = directory.isEmpty ? 0 : 1
         let directoryCount = directory.utf8.count, nameCount = name.utf8.count
         guard uri.utf8.count == directoryCount + separator + nameCount else { return false }
-        let fast = uri.utf8.withContiguousStorageIfAvailable { uriBytes in
-            directory.utf8.withContiguousStorageIfAvailable { directoryBytes in
-                name.utf8.withContiguousStorageIfAvailable { nameBytes in
+        // `withUTF8` on copies: a retain each, and always contiguous (no fallback path needed).
+        var uri = uri, directory = directory, name = name
+        return uri.withUTF8 { uriBytes in
+            directory.withUTF8 { directoryBytes in
+                name.withUTF8 { nameBytes in
                     (directoryCount == 0 || memcmp(uriBytes.baseAddress!, directoryBytes.baseAddress!, directoryCount) == 0)
                         && (nameCount == 0
                             || memcmp(uriBytes.baseAddress! + directoryCount + separator, nameBytes.baseAddress!, nameCount) == 0)
                 }
             }
         }
-        if case .some(.some(.some(let result))) = fast { return result }
-        return uri.utf8.starts(with: directory.utf8) && uri.utf8.reversed().starts(with: name.utf8.reversed())
     }
 }
 

@@ -13,11 +13,8 @@ public actor CoreActor {
     /// Runs `operation` synchronously, trapping unless the caller already is on the loop
     /// thread (socket callbacks dispatched by the loop itself).
     public static func assumeIsolated<T: Sendable>(_ operation: @CoreActor () throws -> T) rethrows -> T {
-        typealias Unisolated = () throws -> T
-        return try withoutActuallyEscaping(operation) { isolated in
-            shared.preconditionIsolated()
-            return try unsafeBitCast(isolated, to: Unisolated.self)()
-        }
+        shared.preconditionIsolated()
+        return try unchecked(operation)
     }
 
     /// `assumeIsolated` for the loop's own turns (readiness, timers, end of iteration), which
@@ -25,10 +22,15 @@ public actor CoreActor {
     /// executor lookups through `__tls_get_addr`) was a quarter of the daemon's CPU per `ping`
     /// (perf). Debug builds still check.
     static func assumeIsolatedOnLoop<T: Sendable>(_ operation: @CoreActor () throws -> T) rethrows -> T {
+        assert({ shared.preconditionIsolated(); return true }())
+        return try unchecked(operation)
+    }
+
+    /// Calls an isolated closure as a plain one; the callers above say why that is safe.
+    private static func unchecked<T: Sendable>(_ operation: @CoreActor () throws -> T) rethrows -> T {
         typealias Unisolated = () throws -> T
         return try withoutActuallyEscaping(operation) { isolated in
-            assert({ shared.preconditionIsolated(); return true }())
-            return try unsafeBitCast(isolated, to: Unisolated.self)()
+            try unsafeBitCast(isolated, to: Unisolated.self)()
         }
     }
 }
