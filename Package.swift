@@ -37,7 +37,7 @@ let package = Package(
         cLibrary("CSQLite", "sqlite3", ["libsqlite3-dev"]),
         cLibrary("CChromaprint", "libchromaprint", ["libchromaprint-dev"]),
         cLibrary("COpusFile", "opusfile", ["libopusfile-dev"]),
-        cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"]),
+        cLibrary("CFFmpeg", "libavformat", ["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"]),
         cLibrary("COpus", "opus", ["libopus-dev"]),
         cLibrary("CExpat", "expat", ["libexpat1-dev"]),
         cLibrary("CWebSockets", "libwebsockets", ["libwebsockets-dev"]),

@@ -10,6 +10,7 @@
 #include <libavutil/dict.h>
 #include <libavutil/mem.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
 #include <errno.h>
 
 static inline int nimbus_averror_eof(void) { return AVERROR_EOF; }

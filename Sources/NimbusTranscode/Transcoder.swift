@@ -11,7 +11,7 @@ public final class Transcoder {
     public let format: TranscodeFormat
     public let kbps: Int
     private let decoder: any AudioDecoder
-    private let converter: PCMConverter
+    private let converter: TranscodeConversion
     private let encoder: any StreamEncoder
 
     public struct Failure: Error, CustomStringConvertible {
@@ -28,7 +28,11 @@ public final class Transcoder {
         let channels = min(input.channels, 2)
         // Opus works in floats: it gets them straight from the converter, undithered.
         let output = AudioFormat(sampleRate: Self.rate(for: format, input: input.sampleRate), sample: format == .opus ? .float : .s16, channels: channels)
-        converter = PCMConverter(from: input, to: output, settings: Self.resampling)
+        do {
+            converter = try TranscodeConversion(from: input, to: output)
+        } catch {
+            throw Failure(error.description)
+        }
         do {
             switch format {
             case .opus: encoder = try FileEncoders.opus(output, kbps: kbps)
@@ -38,16 +42,6 @@ public final class Transcoder {
         } catch {
             throw Failure(error.description)
         }
-    }
-
-    /// The rate change for a lossy encode: libsoxr "medium" (16-bit precision, as much as the
-    /// encoders were fed before they took floats), 15% of a whole Opus transcode's CPU less
-    /// than "high"; Opus and LAME at phone bit rates bury anything finer under their own
-    /// noise. A lower quality in the configuration is kept.
-    static var resampling: ResamplerSettings {
-        var settings = ResamplerSettings.current
-        if settings.quality == .veryHigh || settings.quality == .high { settings.quality = .medium }
-        return settings
     }
 
     /// The encoders' rates: Opus is 48 kHz only; LAME and AAC take the usual ones, anything
@@ -90,7 +84,7 @@ public final class Transcoder {
             var encoded: [UInt8] = []
             var failure: OutputError?
             buffer.withUnsafeBytes { raw in
-                converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(count * decoder.format.frameBytes)]), volume: 100) { pcm in
+                converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(count * decoder.format.frameBytes)])) { pcm in
                     do throws(OutputError) { encoded = try encoder.encode(pcm) } catch { failure = error }
                 }
             }
@@ -100,7 +94,7 @@ public final class Transcoder {
         // The resampler's last few milliseconds, so the transcode is as long as the song.
         var tail: [UInt8] = []
         var failure: OutputError?
-        converter.flush(volume: 100) { pcm in
+        converter.flush { pcm in
             do throws(OutputError) { tail = try encoder.encode(pcm) } catch { failure = error }
         }
         if let failure { throw Failure("encoding failed: \(failure.description)") }
