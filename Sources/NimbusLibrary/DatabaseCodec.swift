@@ -46,7 +46,8 @@ enum DatabaseCodec {
         var strings: [String] = []
         strings.reserveCapacity(count)
         for _ in 0..<count { strings.append(try reader.string()) }
-        let root = try decodeDirectory(&reader, strings: strings, depth: 0, version: fileVersion)
+        var items = SharedItems(strings: strings)
+        let root = try decodeDirectory(&reader, items: &items, depth: 0, version: fileVersion)
         return (header, Database(root: root, updated: header.updated))
     }
 
@@ -87,7 +88,7 @@ enum DatabaseCodec {
     }
 
     private static func decodeDirectory(
-        _ reader: inout ByteReader, strings: [String], depth: Int, version: UInt32
+        _ reader: inout ByteReader, items shared: inout SharedItems, depth: Int, version: UInt32
     ) throws(DatabaseFileError)
         -> LibraryDirectory
     {
@@ -118,8 +119,8 @@ enum DatabaseCodec {
                 let known = version >= 2 ? TagType(rawValue: UInt8(raw)) : raw < TagType.mpd023Order.count ? TagType.mpd023Order[raw] : nil
                 guard let type = known else { throw .corrupt("bad tag type") }
                 let index = Int(try reader.u32())
-                guard index < strings.count else { throw .corrupt("bad string index") }
-                items.append(TagItem(type, strings[index]))
+                guard let item = shared.item(type, index) else { throw .corrupt("bad string index") }
+                items.append(item)
             }
             directory.songs.append(
                 LibrarySong(
@@ -128,9 +129,27 @@ enum DatabaseCodec {
         }
         let childCount = Int(try reader.u32())
         for _ in 0..<childCount {
-            directory.directories.append(try decodeDirectory(&reader, strings: strings, depth: depth + 1, version: version))
+            directory.directories.append(try decodeDirectory(&reader, items: &shared, depth: depth + 1, version: version))
         }
         return directory
+    }
+}
+
+/// The file's string table made into tag items, one per (type, string) however many songs
+/// hold it, as the file keeps each string once: the loaded songs share them (`TagItem`).
+private struct SharedItems {
+    let strings: [String]
+    private var made: [Int: TagItem] = [:]
+
+    init(strings: [String]) { self.strings = strings }
+
+    mutating func item(_ type: TagType, _ index: Int) -> TagItem? {
+        guard index < strings.count else { return nil }
+        let key = index &* 256 &+ Int(type.rawValue)
+        if let item = made[key] { return item }
+        let item = TagItem(type, strings[index])
+        made[key] = item
+        return item
     }
 }
 

@@ -1,7 +1,7 @@
 import NimbusModel
 
-/// Makes the songs one update scanned share their equal tag values, as a loaded database
-/// does (its file keeps each string once), and moves what they keep out of the scan's heap.
+/// Makes the songs one update scanned share their equal tag items (one `TagItem` entry per
+/// type and value, as a loaded database does), and moves what they keep out of the scan's heap.
 ///
 /// Why: every scanned file brings its own copy of its album, artist, album artist, genre…,
 /// allocated among the decoders' buffers the scan frees; a tree that kept those strings
@@ -11,15 +11,24 @@ import NimbusModel
 /// inside the `String` itself and need neither.
 struct TagValuePool {
     private var values = Set<String>()
+    private var items = Set<TagItem>()
 
     /// The song with its name and values copied, equal values shared.
     mutating func kept(_ song: LibrarySong) -> LibrarySong {
         var items: [TagItem] = []
         items.reserveCapacity(song.tag.items.count)
         for item in song.tag.items {
-            items.append(TagItem(item.type, shared(item.value)))
+            items.append(shared(item))
         }
         return song.remade(name: Self.copy(song.name), tag: Tag(items: items, duration: song.tag.duration))
+    }
+
+    /// The one item of this type and value; a new one (with its string shared) the first time.
+    private mutating func shared(_ item: TagItem) -> TagItem {
+        if let existing = self.items.firstIndex(of: item) { return self.items[existing] }
+        let made = TagItem(item.type, shared(item.value))
+        self.items.insert(made)
+        return made
     }
 
     private mutating func shared(_ value: String) -> String {

@@ -1,12 +1,41 @@
 /// One tag value; a song's tags are an ordered list so multi-valued tags and the order a
 /// file stores them in survive to the wire, as MPD prints them.
+///
+/// A pointer to an immutable entry rather than the type and string inline, as MPD's tag pool
+/// does: a library shares one entry per distinct (type, value) among all its songs (the
+/// database loader and the update's `TagValuePool` see to it), so a song's list holds 8 bytes
+/// per tag instead of 24 — at 50,000 songs of seven tags, 5.6 MB of the 10 MB its lists took
+/// (heaptrack). Entries are counted references: a value no song holds any more is freed.
 public struct TagItem: Sendable, Hashable {
-    public let type: TagType
-    public let value: String
+    private final class Entry: Sendable {
+        let type: TagType
+        let value: String
+
+        init(_ type: TagType, _ value: String) {
+            self.type = type
+            self.value = value
+        }
+    }
+
+    private let entry: Entry
+
+    public var type: TagType { entry.type }
+    public var value: String { entry.value }
 
     public init(_ type: TagType, _ value: String) {
-        self.type = type
-        self.value = value
+        entry = Entry(type, value)
+    }
+
+    /// Whether both are one shared entry, not merely equal (what the sharing tests check).
+    public func sharesEntry(with other: TagItem) -> Bool { entry === other.entry }
+
+    public static func == (lhs: TagItem, rhs: TagItem) -> Bool {
+        lhs.entry === rhs.entry || (lhs.entry.type == rhs.entry.type && lhs.entry.value == rhs.entry.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entry.type)
+        hasher.combine(entry.value)
     }
 }
 

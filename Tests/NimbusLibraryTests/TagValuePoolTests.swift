@@ -32,5 +32,26 @@ final class TagValuePoolTests: XCTestCase {
         XCTAssertNotEqual(address(keptFirst.tag.items[0].value), address(first.tag.items[0].value))
         XCTAssertNotEqual(address(keptFirst.name), address(first.name))
         XCTAssertNotEqual(address(keptFirst.tag.items[1].value), address(first.tag.items[1].value))
+        XCTAssertTrue(keptFirst.tag.items[0].sharesEntry(with: keptSecond.tag.items[0]), "one album item for both songs")
+        XCTAssertTrue(keptFirst.tag.items[2].sharesEntry(with: keptSecond.tag.items[2]), "short values too")
+        XCTAssertFalse(keptFirst.tag.items[1].sharesEntry(with: keptSecond.tag.items[1]))
+    }
+
+    /// A loaded database holds one item per type and string, however many songs carry it;
+    /// the same string under another type is another item.
+    func testALoadedDatabaseSharesItsItems() throws {
+        let songs = (1...3).map { index in
+            LibrarySong(
+                name: "\(index).flac", modified: 1, format: nil,
+                tag: Tag(items: [TagItem(.artist, "Nina"), TagItem(.albumArtist, "Nina"), TagItem(.title, "Song \(index)")]))
+        }
+        let database = Database(root: LibraryDirectory(name: "", directories: [LibraryDirectory(name: "A", songs: songs)]), updated: 1)
+        let (_, loaded) = try DatabaseCodec.decode(DatabaseCodec.encode(database, musicDirectory: "/music"))
+        let items = try XCTUnwrap(loaded.root.directories.first).songs.map(\.tag.items)
+        XCTAssertEqual(items, songs.map(\.tag.items))
+        XCTAssertTrue(items[0][0].sharesEntry(with: items[2][0]))
+        XCTAssertTrue(items[1][1].sharesEntry(with: items[2][1]))
+        XCTAssertFalse(items[0][0].sharesEntry(with: items[0][1]), "Artist and AlbumArtist are two items")
+        XCTAssertFalse(items[0][2].sharesEntry(with: items[1][2]))
     }
 }
