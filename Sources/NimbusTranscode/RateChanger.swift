@@ -37,6 +37,7 @@ final class RateChanger {
             0, nil)
         context = created
         guard status >= 0, let created, swr_init(created) >= 0 else {
+            swr_free(&context)  // nil after it, so `deinit` has nothing left to free
             throw Failure(description: "cannot change \(inputRate) Hz to \(outputRate) Hz for \(channels) channels")
         }
     }
