@@ -10,8 +10,6 @@ import CFFmpeg
 /// the httpd outputs, where the bits are kept, stay on libsoxr.
 final class RateChanger {
     let channels: Int
-    let inputRate: UInt32
-    let outputRate: UInt32
     private var context: OpaquePointer?
 
     struct Failure: Error, CustomStringConvertible {
@@ -20,8 +18,6 @@ final class RateChanger {
 
     init(from inputRate: UInt32, to outputRate: UInt32, channels: Int) throws(Failure) {
         self.channels = channels
-        self.inputRate = inputRate
-        self.outputRate = outputRate
         // Two layouts, though equal: the call takes both by pointer.
         var outputLayout = AVChannelLayout()
         var inputLayout = AVChannelLayout()
