@@ -31,10 +31,13 @@ test: deps
 	NIMBUS_REQUIRE_STATIC=1 $(SWIFT) test
 
 # nimbusd and Debian's MPD side by side; prints ratios ours/MPD. Never fails on a number.
+# The nimbusd measured is the static build `make deb` ships (BENCH_DAEMON= for another).
+BENCH_DAEMON ?= .build/static/release/nimbusd
 bench: deps
 	$(SWIFT) build -c release --product nimbusd
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product nimbusd
 	$(SWIFT) build -c release --product nimbus-bench
-	$(BENCH_CPU) ./.build/release/nimbus-bench $(BENCH_ARGS)
+	NIMBUS_DAEMON=$(abspath $(BENCH_DAEMON)) $(BENCH_CPU) ./.build/release/nimbus-bench $(BENCH_ARGS)
 
 # Twenty seeded clients against a playing daemon for ten minutes (the suite runs 15 s).
 soak: deps

@@ -18,7 +18,7 @@ public final class ServerProcess {
 
         var executable: String {
             switch self {
-            case .nimbus: return ServerProcess.buildDirectory + "/nimbusd"
+            case .nimbus: return ServerProcess.nimbusExecutable
             case .mpd: return ServerProcess.mpdExecutable
             }
         }
@@ -33,6 +33,11 @@ public final class ServerProcess {
         }
         return url.path
     }
+
+    /// This build's nimbusd, or the binary `NIMBUS_DAEMON` names: `make bench` sets it to the
+    /// static build `make deb` ships, so memory is measured on what a box really runs (the
+    /// Swift runtime linked in rather than mapped as a dozen shared libraries); empty means this build's.
+    public static var nimbusExecutable: String { ProcessInfo.processInfo.environment["NIMBUS_DAEMON"].flatMap { $0.isEmpty ? nil : $0 } ?? buildDirectory + "/nimbusd" }
 
     /// Debian's MPD 0.23, or the binary `NIMBUS_REFERENCE_MPD` names (an MPD 0.24 built by
     /// hand, to compare a differential test with the current release line).

@@ -10,7 +10,7 @@ var report = BenchReport()
 
 let sections = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
 func wanted(_ name: String) -> Bool { sections.isEmpty || sections.contains(name) }
-var notes: [String] = []
+var notes: [String] = ["nimbusd under test: \(ServerProcess.nimbusExecutable)"]
 
 do {
     if wanted("protocol") {
