@@ -10,7 +10,8 @@ public struct PlayQueue: Sendable {
     public private(set) var order: [Int] = []
     public private(set) var version: UInt32 = 1
     public var random = false
-    private var positions: [Int: Int] = [:]
+    /// Id → position, in 32 bits each (ids stay below 2³¹): half the room of `[Int: Int]`.
+    private var positions: [UInt32: UInt32] = [:]
     private var nextID = 1
     private var generator = SystemRandomNumberGenerator()
 
@@ -21,7 +22,12 @@ public struct PlayQueue: Sendable {
 
     public subscript(position: Int) -> QueueItem { items[position] }
 
-    public func position(ofID id: Int) -> Int? { positions[id] }
+    public func position(ofID id: Int) -> Int? {
+        guard let key = UInt32(exactly: id) else { return nil }
+        return positions[key].map(Int.init)
+    }
+
+    private mutating func setPosition(_ position: Int?, ofID id: Int) { positions[UInt32(id)] = position.map { UInt32($0) } }
     public func orderIndex(ofPosition position: Int) -> Int? { order.firstIndex(of: position) }
 
     // MARK: versions
@@ -60,7 +66,7 @@ public struct PlayQueue: Sendable {
         let id = nextID
         nextID = nextID >= Int(Int32.max) ? 1 : nextID + 1
         items.append(QueueItem(id: id, song: song, priority: priority, version: version))
-        positions[id] = items.count - 1
+        setPosition(items.count - 1, ofID: id)
         order.append(items.count - 1)
         if random {
             let start = (after ?? -1) + 1
@@ -84,9 +90,9 @@ public struct PlayQueue: Sendable {
     public mutating func remove(at position: Int) {
         let id = items[position].id
         items.remove(at: position)
-        positions[id] = nil
+        setPosition(nil, ofID: id)
         for index in position..<items.count {
-            positions[items[index].id] = index
+            setPosition(index, ofID: items[index].id)
             touch(index)
         }
         if let slot = order.firstIndex(of: position) { order.remove(at: slot) }
@@ -126,15 +132,15 @@ public struct PlayQueue: Sendable {
         let low = min(range.lowerBound, to)
         let high = max(range.upperBound, to + range.count)
         for index in low..<high {
-            positions[items[index].id] = index
+            setPosition(index, ofID: items[index].id)
             touch(index)
         }
     }
 
     public mutating func swap(_ first: Int, _ second: Int) {
         items.swapAt(first, second)
-        positions[items[first].id] = first
-        positions[items[second].id] = second
+        setPosition(first, ofID: items[first].id)
+        setPosition(second, ofID: items[second].id)
         touch(first)
         touch(second)
     }

@@ -13,12 +13,29 @@ public struct SongRange: Sendable, Hashable {
     }
 }
 
-/// One entry of the queue.
+/// One entry of the queue. Ids, versions and the range are kept in 32 bits each (ids stay
+/// below 2³¹ as MPD's, a range in milliseconds below 49 days): 32 bytes an entry where plain
+/// `Int`s and optionals took 48 — a megabyte of a 50,000-song queue.
 public struct QueueItem: Sendable, Hashable {
-    public let id: Int
     public var song: Song
+    private let storedID: UInt32
+    /// The queue version at which this entry last changed (for plchanges).
+    var version: UInt32
+    /// Milliseconds; `UInt32.max` for no range at all (`rangeEnd` for "to the end").
+    private var rangeStart: UInt32 = .max
+    private var rangeEnd: UInt32 = .max
     public var priority: UInt8
-    public var range: SongRange?
+
+    public var id: Int { Int(storedID) }
+
+    public var range: SongRange? {
+        get { rangeStart == .max ? nil : SongRange(start: Int(rangeStart), end: rangeEnd == .max ? nil : Int(rangeEnd)) }
+        set {
+            rangeStart = newValue.map { Self.milliseconds($0.start) } ?? .max
+            rangeEnd = newValue?.end.map(Self.milliseconds) ?? .max
+        }
+    }
+
     /// Milliseconds from the start of the played part to its end, when the song's length is
     /// known (streams have none).
     public var playedLength: Int? {
@@ -26,13 +43,13 @@ public struct QueueItem: Sendable, Hashable {
         guard let end = range?.end ?? song.tag.duration else { return nil }
         return max(0, end - start)
     }
-    /// The queue version at which this entry last changed (for plchanges).
-    var version: UInt32
 
     init(id: Int, song: Song, priority: UInt8, version: UInt32) {
-        self.id = id
+        storedID = UInt32(id)
         self.song = song
         self.priority = priority
         self.version = version
     }
+
+    private static func milliseconds(_ value: Int) -> UInt32 { UInt32(clamping: min(max(value, 0), Int(UInt32.max) - 1)) }
 }

@@ -79,4 +79,26 @@ final class ModelTests: XCTestCase {
         for safe in ["", "a", "a/b", "...", "a/.../b", "a b/c.flac"] { XCTAssertTrue(StoragePath.isSafe(safe), safe) }
         for unsafe in ["/a", "a/", "a//b", ".", "..", "a/../b", "a/./b", "./a"] { XCTAssertFalse(StoragePath.isSafe(unsafe), unsafe) }
     }
+
+    /// A song keeps "not known" apart from every value after its fields were packed, and a
+    /// change to its tag made through a copy leaves the copy's source alone.
+    func testSongFieldsRoundTripAndCopyOnWrite() {
+        let format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+        var song = Song(uri: "a.flac", lastModified: 0, added: nil, format: format, tag: Tag(duration: 0))
+        XCTAssertEqual(song.lastModified, 0)
+        XCTAssertNil(song.added)
+        XCTAssertEqual(song.tag.duration, 0)
+        XCTAssertEqual(song.format, format)
+        song.lastModified = nil
+        song.added = 1_700_000_000
+        XCTAssertNil(song.lastModified)
+        XCTAssertEqual(song.added, 1_700_000_000)
+        song.tag.duration = nil
+        XCTAssertNil(song.tag.duration)
+        let before = song
+        song.tag.duration = 1234
+        XCTAssertEqual(song.tag.duration, 1234)
+        XCTAssertNil(before.tag.duration, "the copy taken before the change keeps its own fields")
+        XCTAssertNotEqual(song, before)
+    }
 }

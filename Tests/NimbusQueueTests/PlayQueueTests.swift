@@ -81,4 +81,23 @@ final class PlayQueueTests: XCTestCase {
         XCTAssertEqual(Set(uris(queue)), Set((0..<8).map { "s\($0)" }))
         XCTAssertEqual(Array(uris(queue).prefix(2)), ["s0", "s1"])
     }
+
+    /// The range is packed into two 32-bit fields: nil, "from 0 to the end" and a closed
+    /// range stay three different answers, and a negative or huge value is clamped.
+    func testRangesKeepTheirMeaningWhenPacked() {
+        var queue = queue(2)
+        XCTAssertNil(queue[0].range)
+        queue.setRange(SongRange(start: 0, end: nil), at: 0)
+        XCTAssertEqual(queue[0].range, SongRange(start: 0, end: nil))
+        queue.setRange(SongRange(start: 1500, end: 5000), at: 1)
+        XCTAssertEqual(queue[1].range, SongRange(start: 1500, end: 5000))
+        XCTAssertEqual(queue[1].playedLength, 3500)
+        queue.setRange(nil, at: 0)
+        XCTAssertNil(queue[0].range)
+        queue.setRange(SongRange(start: -5, end: Int(UInt32.max) + 7), at: 0)
+        XCTAssertEqual(queue[0].range, SongRange(start: 0, end: Int(UInt32.max) - 1))
+        XCTAssertEqual(queue.position(ofID: 2), 1)
+        XCTAssertNil(queue.position(ofID: -1))
+        XCTAssertNil(queue.position(ofID: Int(UInt32.max) + 2))
+    }
 }
