@@ -101,4 +101,12 @@ final class ModelTests: XCTestCase {
         XCTAssertNil(before.tag.duration, "the copy taken before the change keeps its own fields")
         XCTAssertNotEqual(song, before)
     }
+
+    /// `join` builds its string byte by byte: the same text as concatenation, any script.
+    func testJoinIsConcatenationWithASlash() {
+        XCTAssertEqual(StoragePath.join("", "a.flac"), "a.flac")
+        XCTAssertEqual(StoragePath.join("Café/Ünï", "Dawn — 夜明け.flac"), "Café/Ünï/Dawn — 夜明け.flac")
+        XCTAssertEqual(StoragePath.join("A", ""), "A/")
+        XCTAssertEqual(StoragePath.join("a", "b").utf8.count, 3)
+    }
 }
