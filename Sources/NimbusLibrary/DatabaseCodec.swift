@@ -65,7 +65,7 @@ enum DatabaseCodec {
         writer.u64(directory.identity?.inode ?? UInt64.max)
         writer.u32(UInt32(directory.songs.count))
         for song in directory.songs {
-            writer.string(song.name)
+            song.withName { writer.string($0) }
             writer.i64(song.modified)
             writer.i64(song.added ?? -1)
             writer.i64(song.size)
@@ -123,7 +123,7 @@ enum DatabaseCodec {
                 items.append(item)
             }
             directory.songs.append(
-                LibrarySong(
+                LibrarySong.make(
                     name: name, modified: modified, added: added < 0 ? nil : added, format: format,
                     tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration)), size: max(0, size)))
         }
@@ -187,10 +187,11 @@ struct ByteWriter {
     mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
     mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            u32(UInt32(utf8.count))
-            data.append(contentsOf: utf8)
-        }
+        value.withUTF8 { string($0) }
+    }
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        u32(UInt32(utf8.count))
+        data.append(contentsOf: utf8)
     }
 }
 

@@ -67,10 +67,14 @@ public final class FilterEvaluator {
 
     private let root: Node
     public let base: String?
+    /// Whether any part reads the URI: a library song keeps its name as bytes, and a filter
+    /// on tags alone should not make a `String` of it for every song it looks at.
+    private let readsURI: Bool
 
     public init(_ filter: SongFilter) throws(LibraryError) {
         root = try Self.compile(filter)
         base = filter.baseDirectory
+        readsURI = Self.readsURI(root)
         key = String(describing: filter)
     }
 
@@ -130,8 +134,12 @@ public final class FilterEvaluator {
 
     public func matches(_ song: LibrarySong, in directory: String) -> Bool {
         Self.matches(
-            root, uri: song.name, directory: directory, tag: song.tag, times: Times(modified: song.modified, added: song.added),
+            root, uri: readsURI ? song.name : "", directory: directory, tag: song.tag, times: Times(modified: song.modified, added: song.added),
             format: song.format, priority: 0)
+    }
+
+    private static func readsURI(_ node: Node) -> Bool {
+        node.kind == .uri || node.kind == .base || node.children.contains(where: readsURI)
     }
 
     private struct Times {

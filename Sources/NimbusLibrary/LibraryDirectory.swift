@@ -3,93 +3,6 @@ import NimbusModel
 import NimbusStorage
 import Synchronization
 
-/// A song as the database keeps it: its file name within its directory plus what the scan
-/// found. The full URI is the directory path joined with the name.
-///
-/// Immutable and a class on purpose: queries walk every song, and handing a reference along
-/// costs one retain where copying the struct retained each string and array inside it; an
-/// update that keeps a song keeps the same object, so comparing trees short-cuts on identity.
-public final class LibrarySong: Sendable, Hashable {
-    // Stored in this order and without optionals of 9 bytes (`added`, the duration): the
-    // object is 90 bytes, a 112-byte heap chunk, where the plain fields took 128.
-    public let name: String
-    public let modified: Int64
-    /// Bytes, as the listing said (0: not known — a database written before it was kept;
-    /// the next update fills it in without reading the file). The Subsonic API sends it.
-    public let size: Int64
-    private let addedOrMin: Int64
-    private let items: [TagItem]
-    /// The song as the queue and every listing take it. Made once, when first asked, and kept:
-    /// queuing the library again shares it (a queue entry is then a pointer to this song's
-    /// fields, not a copy of them) and costs no allocation; songs never queued cost nothing.
-    private let made = Mutex<Song?>(nil)
-    /// Milliseconds, `UInt32.max` for none (a song of 49 days or more is kept as just under).
-    private let milliseconds: UInt32
-    public let format: AudioFormat?
-
-    /// When the song entered the database; nil for songs a version 1 database brought along.
-    public var added: Int64? { addedOrMin == .min ? nil : addedOrMin }
-    public var tag: Tag { Tag(items: items, duration: milliseconds == .max ? nil : Int(milliseconds)) }
-
-    public init(name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag, size: Int64 = 0) {
-        self.name = name
-        self.modified = modified
-        self.size = size
-        addedOrMin = added ?? .min
-        items = tag.items
-        milliseconds = tag.duration.map { UInt32(clamping: min($0, Int(UInt32.max) - 1)) } ?? .max
-        self.format = format
-    }
-
-    /// The same song with its size known.
-    public func sized(_ size: Int64) -> LibrarySong {
-        LibrarySong(name: name, modified: modified, added: added, format: format, tag: tag, size: size)
-    }
-
-    /// The same song with an equal name and tags held elsewhere (`TagValuePool`).
-    func remade(name: String, tag: Tag) -> LibrarySong {
-        LibrarySong(name: name, modified: modified, added: added, format: format, tag: tag, size: size)
-    }
-
-    public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
-        lhs === rhs
-            || (lhs.name == rhs.name && lhs.modified == rhs.modified && lhs.added == rhs.added && lhs.format == rhs.format
-                && lhs.size == rhs.size && lhs.milliseconds == rhs.milliseconds && lhs.items == rhs.items)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(name)
-        hasher.combine(modified)
-    }
-
-    public func song(in directory: String) -> Song {
-        if let song = made.withLock({ $0 }), Self.uri(song.uri, is: directory, name) { return song }
-        let song = Song(uri: StoragePath.join(directory, name), lastModified: modified, added: added, format: format, tag: tag)
-        made.withLock { $0 = song }
-        return song
-    }
-
-    /// Whether `uri` is `directory/name` (the kept song was made for this place), compared
-    /// byte by byte without joining: two `memcmp`s over the strings' own storage (the generic
-    /// `starts(with:)` over UTF-8 views was a third of an `add ""` of 50,000 songs, perf).
-    private static func uri(_ uri: String, is directory: String, _ name: String) -> Bool {
-        let separator = directory.isEmpty ? 0 : 1
-        let directoryCount = directory.utf8.count, nameCount = name.utf8.count
-        guard uri.utf8.count == directoryCount + separator + nameCount else { return false }
-        // `withUTF8` on copies: a retain each, and always contiguous (no fallback path needed).
-        var uri = uri, directory = directory, name = name
-        return uri.withUTF8 { uriBytes in
-            directory.withUTF8 { directoryBytes in
-                name.withUTF8 { nameBytes in
-                    (directoryCount == 0 || memcmp(uriBytes.baseAddress!, directoryBytes.baseAddress!, directoryCount) == 0)
-                        && (nameCount == 0
-                            || memcmp(uriBytes.baseAddress! + directoryCount + separator, nameBytes.baseAddress!, nameCount) == 0)
-                }
-            }
-        }
-    }
-}
-
 /// One directory of the library tree. A value type: an update copies only the paths it
 /// changes, and a published snapshot never changes under a reader.
 ///
@@ -120,7 +33,7 @@ public struct LibraryDirectory: Sendable, Hashable {
     }
 
     public func song(named name: String) -> LibrarySong? {
-        songs.first { $0.name == name }
+        songs.first { $0.hasName(name) }
     }
 
     /// The directory at a relative path (`""` is this directory).

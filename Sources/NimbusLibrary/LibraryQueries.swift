@@ -196,7 +196,7 @@ extension Database {
     public func uris(matching filter: FilterEvaluator?) throws(LibraryError) -> [String] {
         var uris: [String] = []
         try visitSongs(matching: filter, base: filter?.base ?? "") { path, song in
-            uris.append(StoragePath.join(path, song.name))
+            uris.append(song.withName { StoragePath.join(path, $0) })
             return true
         }
         return uris

@@ -20,7 +20,7 @@ struct TagValuePool {
         for item in song.tag.items {
             items.append(shared(item))
         }
-        return song.remade(name: Self.copy(song.name), tag: Tag(items: items, duration: song.tag.duration))
+        return song.remade(tag: Tag(items: items, duration: song.tag.duration))
     }
 
     /// The one item of this type and value; a new one (with its string shared) the first time.

@@ -97,19 +97,19 @@ struct UpdateWalk {
         let name = components.first!
         let childPath = StoragePath.join(prefix, name)
         if components.count == 1 {
-            directory.songs.removeAll { $0.name == name && entry?.kind != .file }
+            directory.songs.removeAll { $0.hasName(name) && entry?.kind != .file }
             if let entry, entry.kind == .file, registry.supports(name) {
-                plan.tasks = [(childPath, entry, directory.songs.first { $0.name == name }?.added)]
+                plan.tasks = [(childPath, entry, directory.songs.first { $0.hasName(name) }?.added)]
                 scan(plan)
                 if let scanned = plan.results[0] {
                     let song = plan.pool.kept(scanned)
-                    if let index = directory.songs.firstIndex(where: { $0.name == name }) {
+                    if let index = directory.songs.firstIndex(where: { $0.hasName(name) }) {
                         directory.songs[index] = song
                     } else {
                         directory.songs.append(song)
                     }
                 } else {
-                    directory.songs.removeAll { $0.name == name }
+                    directory.songs.removeAll { $0.hasName(name) }
                 }
             }
             let old = directory.directory(named: name)
@@ -211,7 +211,7 @@ struct UpdateWalk {
         // The listing's own tags (a feed's) with their duration: nothing to read.
         if let known = entry.tag, known.duration != nil {
             logger.info("added \(path)")
-            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known, size: entry.size)
+            return LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known, size: entry.size)
         }
         do {
             let stream = try storage.open(path, purpose: .indexing)
@@ -223,7 +223,7 @@ struct UpdateWalk {
                 known.duration = known.duration ?? tag.duration
                 tag = known
             }
-            return LibrarySong(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag, size: entry.size)
+            return LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag, size: entry.size)
         } catch let error as DecoderError {
             logger.warning("Skipping \"\(path)\": \(error.message)")
         } catch {

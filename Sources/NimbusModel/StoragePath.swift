@@ -15,16 +15,21 @@ public enum StoragePath {
     /// song keeps one of these.
     public static func join(_ directory: String, _ name: String) -> String {
         guard !directory.isEmpty else { return name }
-        var directory = directory, name = name
-        let directoryCount = directory.utf8.count, nameCount = name.utf8.count
+        var name = name
+        return name.withUTF8 { join(directory, $0) }
+    }
+
+    /// `join` with the name as UTF-8 bytes (a library song keeps its name so).
+    public static func join(_ directory: String, _ name: UnsafeBufferPointer<UInt8>) -> String {
+        guard !directory.isEmpty else { return String(decoding: name, as: UTF8.self) }
+        var directory = directory
+        let directoryCount = directory.utf8.count
         return directory.withUTF8 { head in
-            name.withUTF8 { tail in
-                String(unsafeUninitializedCapacity: directoryCount + 1 + nameCount) { buffer in
-                    _ = buffer.initialize(fromContentsOf: head)
-                    buffer[directoryCount] = 0x2F
-                    _ = buffer[(directoryCount + 1)...].initialize(fromContentsOf: tail)
-                    return directoryCount + 1 + nameCount
-                }
+            String(unsafeUninitializedCapacity: directoryCount + 1 + name.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: head)
+                buffer[directoryCount] = 0x2F
+                _ = buffer[(directoryCount + 1)...].initialize(fromContentsOf: name)
+                return directoryCount + 1 + name.count
             }
         }
     }

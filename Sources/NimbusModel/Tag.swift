@@ -17,7 +17,7 @@ public struct TagItem: Sendable, Hashable {
         }
     }
 
-    private let entry: Entry
+    private var entry: Entry
 
     public var type: TagType { entry.type }
     public var value: String { entry.value }
@@ -28,6 +28,10 @@ public struct TagItem: Sendable, Hashable {
 
     /// Whether both are one shared entry, not merely equal (what the sharing tests check).
     public func sharesEntry(with other: TagItem) -> Bool { entry === other.entry }
+
+    /// Whether this value holds the only reference to its entry (tests check that a freed
+    /// song lets go of the entries its list held).
+    public mutating func holdsOnlyReference() -> Bool { isKnownUniquelyReferenced(&entry) }
 
     public static func == (lhs: TagItem, rhs: TagItem) -> Bool {
         lhs.entry === rhs.entry || (lhs.entry.type == rhs.entry.type && lhs.entry.value == rhs.entry.value)

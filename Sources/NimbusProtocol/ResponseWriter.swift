@@ -69,14 +69,17 @@ public struct ResponseWriter: Sendable {
     /// `key: directory/name` without joining the two into a new string first (`file:` lines of
     /// `listallinfo`, thousands of them).
     public mutating func field(_ key: StaticString, directory: String, name: String) {
-        guard !directory.isEmpty else { return field(key, name) }
-        var directory = directory
         var name = name
+        name.withUTF8 { field(key, directory: directory, name: $0) }
+    }
+
+    /// The same with the name as UTF-8 bytes (a library song keeps its name so).
+    public mutating func field(_ key: StaticString, directory: String, name: UnsafeBufferPointer<UInt8>) {
+        guard !directory.isEmpty else { return write(key.rawBuffer, .separator, UnsafeRawBufferPointer(name), .newline) }
+        var directory = directory
         directory.withUTF8 { first in
-            name.withUTF8 { second in
-                write(key.rawBuffer, .separator, UnsafeRawBufferPointer(first), .slash)
-                write(UnsafeRawBufferPointer(second), .newline)
-            }
+            write(key.rawBuffer, .separator, UnsafeRawBufferPointer(first), .slash)
+            write(UnsafeRawBufferPointer(name), .newline)
         }
     }
 

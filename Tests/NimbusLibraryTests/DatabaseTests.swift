@@ -10,7 +10,7 @@ final class DatabaseTests: XCTestCase {
         if let album { items.append(TagItem(.album, album)) }
         if let disc { items.append(TagItem(.disc, disc)) }
         if let track { items.append(TagItem(.track, track)) }
-        return LibrarySong(name: name, modified: 1, format: AudioFormat(sampleRate: 44100, sample: .s16, channels: 2), tag: Tag(items: items, duration: 1500))
+        return LibrarySong.make(name: name, modified: 1, format: AudioFormat(sampleRate: 44100, sample: .s16, channels: 2), tag: Tag(items: items, duration: 1500))
     }
 
     func testCodecRoundTripAndChecksum() throws {
@@ -67,9 +67,9 @@ final class DatabaseTests: XCTestCase {
     func testValueTreeNestsGroupsAndUsesFallbacks() throws {
         var root = LibraryDirectory(name: "")
         root.songs = [
-            LibrarySong(name: "1", modified: 0, format: nil, tag: Tag(items: [TagItem(.album, "X"), TagItem(.artist, "A")])),
-            LibrarySong(name: "2", modified: 0, format: nil, tag: Tag(items: [TagItem(.album, "Y"), TagItem(.albumArtist, "B")])),
-            LibrarySong(name: "3", modified: 0, format: nil, tag: Tag(items: [TagItem(.artist, "A")])),
+            LibrarySong.make(name: "1", modified: 0, format: nil, tag: Tag(items: [TagItem(.album, "X"), TagItem(.artist, "A")])),
+            LibrarySong.make(name: "2", modified: 0, format: nil, tag: Tag(items: [TagItem(.album, "Y"), TagItem(.albumArtist, "B")])),
+            LibrarySong.make(name: "3", modified: 0, format: nil, tag: Tag(items: [TagItem(.artist, "A")])),
         ]
         let tree = try Database(root: root, updated: 0).uniqueValues([.albumArtist, .album], matching: nil)
         XCTAssertEqual(tree.sortedKeys, ["A", "B"])

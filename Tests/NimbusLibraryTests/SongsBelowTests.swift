@@ -7,18 +7,18 @@ import XCTest
 /// handed the one kept for the first.
 final class SongsBelowTests: XCTestCase {
     func testSongsBelowAreMadeForTheirPlaceInMPDsOrder() {
-        let song = LibrarySong(name: "a.flac", modified: 1, format: nil, tag: Tag())
+        let song = LibrarySong.make(name: "a.flac", modified: 1, format: nil, tag: Tag())
         XCTAssertEqual(song.song(in: "Xy").uri, "Xy/a.flac")
         XCTAssertEqual(song.song(in: "Xz").uri, "Xz/a.flac")
         XCTAssertEqual(song.song(in: "").uri, "a.flac")
         XCTAssertEqual(song.song(in: "Long directory name past fifteen bytes").uri, "Long directory name past fifteen bytes/a.flac")
 
         var root = LibraryDirectory(name: "")
-        root.songs = [LibrarySong(name: "top.mp3", modified: 1, format: nil, tag: Tag())]
+        root.songs = [LibrarySong.make(name: "top.mp3", modified: 1, format: nil, tag: Tag())]
         var album = LibraryDirectory(name: "Album")
-        album.songs = [LibrarySong(name: "2.ogg", modified: 1, format: nil, tag: Tag()), LibrarySong(name: "1.ogg", modified: 1, format: nil, tag: Tag())]
+        album.songs = [LibrarySong.make(name: "2.ogg", modified: 1, format: nil, tag: Tag()), LibrarySong.make(name: "1.ogg", modified: 1, format: nil, tag: Tag())]
         var disc = LibraryDirectory(name: "Disc 2")
-        disc.songs = [LibrarySong(name: "x.flac", modified: 1, format: nil, tag: Tag())]
+        disc.songs = [LibrarySong.make(name: "x.flac", modified: 1, format: nil, tag: Tag())]
         album.directories = [disc]
         root.directories = [album]
         let database = Database(root: root, updated: 0)

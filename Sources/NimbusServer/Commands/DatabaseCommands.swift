@@ -102,7 +102,7 @@ enum DatabaseCommands {
                 if info {
                     SongPrinter.write(song, in: directoryPath, mask: mask, into: &out)
                 } else {
-                    out.field("file", directory: directoryPath, name: song.name)
+                    song.withName { out.field("file", directory: directoryPath, name: $0) }
                 }
             })
         return .ok
