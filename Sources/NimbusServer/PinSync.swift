@@ -1,6 +1,8 @@
 import NimbusCore
+import NimbusLibrary
 import NimbusModel
 import NimbusOffline
+import NimbusSources
 import NimbusSupport
 
 /// Turns pins into the cloud songs they hold — a folder's songs (also those a later `update`
@@ -9,14 +11,28 @@ import NimbusSupport
 /// are on disk anyway and are left out.
 @CoreActor
 final class PinSync: IdleListener {
+    /// What the pins are resolved against, held by the context alone.
+    final class Sources {
+        let songs: SongSources
+        let library: MusicLibrary?
+        let playlists: PlaylistStore?
+        init(songs: SongSources, library: MusicLibrary?, playlists: PlaylistStore?) {
+            self.songs = songs
+            self.library = library
+            self.playlists = playlists
+        }
+    }
+
     private let offline: OfflineDownloads
     /// Weak: the idle bus holds this listener and may outlive the context (an update thread
-    /// of a stopped in-process daemon still emits).
-    private weak var context: ServerContext?
+    /// of a stopped in-process daemon still emits). Weak to this holder rather than to the
+    /// context: a weak reference gives its object a side table, and every retain of an object
+    /// with one takes the runtime's slow path — the context is retained on every command.
+    private weak var sources: Sources?
 
-    init(offline: OfflineDownloads, context: ServerContext) {
+    init(offline: OfflineDownloads, sources: Sources) {
         self.offline = offline
-        self.context = context
+        self.sources = sources
     }
 
     var idlePartition: String { "default" }
@@ -26,15 +42,15 @@ final class PinSync: IdleListener {
     }
 
     func sync() {
-        guard context != nil else { return }
+        guard sources != nil else { return }
         offline.resync { songs(of: $0) }
     }
 
     /// Whether a URI lies in a mounted cloud account (what a pin can keep).
-    func isPinnable(_ uri: String) -> Bool { context?.songs.location(of: uri).isMounted ?? false }
+    func isPinnable(_ uri: String) -> Bool { sources?.songs.location(of: uri).isMounted ?? false }
 
     private func songs(of pin: Pin) -> [String] {
-        guard let context, let database = context.library?.database else { return [] }
+        guard let sources, let database = sources.library?.database else { return [] }
         switch pin.kind {
         case .song:
             return isPinnable(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
@@ -44,7 +60,7 @@ final class PinSync: IdleListener {
             database.visit(pin.name, recursive: true) { path, song in uris.append(StoragePath.join(path, song.name)) }
             return uris
         case .playlist:
-            let entries = (try? context.playlists?.load(pin.name)) ?? []
+            let entries = (try? sources.playlists?.load(pin.name)) ?? []
             var seen = Set<String>()
             return entries.filter { isPinnable($0) && seen.insert($0).inserted }
         }

@@ -68,6 +68,8 @@ public final class ServerContext {
     public var apiUsers: (any APIUserControl)?
     /// Keeps the pins' song lists current as the database and the playlists change.
     private(set) var pinSync: PinSync?
+    /// The only strong reference to what `pinSync` resolves pins against.
+    private var pinSources: PinSync.Sources?
     let shutdown: @CoreActor () -> Void
     /// The command table of the server this context serves (`commands`, `notcommands`).
     public internal(set) var table = CommandTable.standard
@@ -93,9 +95,11 @@ public final class ServerContext {
         sound = services.sound
         shutdown = services.shutdown
         if let offline = services.offline {
-            let sync = PinSync(offline: offline, context: self)
+            let sources = PinSync.Sources(songs: songs, library: library, playlists: playlists)
+            let sync = PinSync(offline: offline, sources: sources)
             idle.add(sync)
             pinSync = sync
+            pinSources = sources
         }
     }
 
