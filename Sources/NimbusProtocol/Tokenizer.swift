@@ -44,9 +44,9 @@ public enum Tokenizer {
     /// Removes trailing bytes ≤ 0x20 (so `ping\r` is `ping`). A NUL byte stays: MPD's C strings
     /// end there, so `kill\0junk` would run `kill`; here it is a malformed request.
     public static func trimmedLine(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var line = bytes
-        while let last = line.last, last <= 0x20, last != 0 { line = line.dropLast() }
-        return line
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[end - 1] <= 0x20, bytes[end - 1] != 0 { end -= 1 }
+        return bytes[bytes.startIndex..<end]
     }
 
     public static func startsLikeCommand(_ line: ArraySlice<UInt8>) -> Bool {
@@ -55,15 +55,27 @@ public enum Tokenizer {
     }
 
     public static func tokenize(_ line: ArraySlice<UInt8>) throws(Failure) -> Request {
+        let end = try commandWordEnd(line)
+        let name = String(decoding: line[line.startIndex..<end], as: UTF8.self)
+        return Request(name: name, arguments: try arguments(line, from: end))
+    }
+
+    /// Where the command word ends: the server looks the word up as bytes and makes no string
+    /// of a name it knows (the table has it), which is a tenth of a `ping` in a command list.
+    public static func commandWordEnd(_ line: ArraySlice<UInt8>) throws(Failure) -> Int {
         guard startsLikeCommand(line) else { throw .notACommand }
         var index = line.startIndex
         while index < line.endIndex, !isSeparator(line[index]) {
             guard isWordCharacter(line[index]) else { throw .invalidCommandName }
             index += 1
         }
-        let name = String(decoding: line[line.startIndex..<index], as: UTF8.self)
+        return index
+    }
+
+    /// The arguments after the command word that ends at `start`.
+    public static func arguments(_ line: ArraySlice<UInt8>, from start: Int) throws(Failure) -> [String] {
         var arguments: [String] = []
-        index = skipSeparators(line, from: index)
+        var index = skipSeparators(line, from: start)
         while index < line.endIndex {
             if arguments.count == maximumArguments { throw .tooManyArguments }
             let (argument, next) = try line[index] == UInt8(ascii: "\"")
@@ -71,7 +83,7 @@ public enum Tokenizer {
             arguments.append(argument)
             index = skipSeparators(line, from: next)
         }
-        return Request(name: name, arguments: arguments)
+        return arguments
     }
 
     private static func quoted(_ line: ArraySlice<UInt8>, from start: Int) throws(Failure) -> (String, Int) {

@@ -70,8 +70,9 @@ public struct CommandCall {
     public subscript(index: Int) -> String { arguments[index] }
 }
 
-/// One row of the command table: MPD's `{name, permission, min, max, handler}`.
-public struct Command: Sendable {
+/// One row of the command table: MPD's `{name, permission, min, max, handler}`. A class: the
+/// command looked up for each request is then one reference, not four fields to retain.
+public final class Command: Sendable {
     /// Writes its answer into the response (the client's pending output, handed over for the call).
     public typealias Handler = @CoreActor @Sendable (CommandCall, inout ResponseWriter) throws -> CommandResult
     public typealias Availability = @CoreActor @Sendable (ServerContext) -> Bool
@@ -117,15 +118,22 @@ public struct Command: Sendable {
 /// The sorted table all lookups, `commands` and `notcommands` come from.
 public struct CommandTable: Sendable {
     public let commands: [Command]
-    private let index: [String: Int]
+    private let index: CommandIndex
 
     public init(_ commands: [Command]) {
         let sorted = commands.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        precondition(Set(sorted.map(\.name)).count == sorted.count, "two commands of one name")
         self.commands = sorted
-        self.index = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1.name, $0) })
+        self.index = CommandIndex(sorted.map(\.name))
     }
 
-    public func lookup(_ name: String) -> Command? { index[name].map { commands[$0] } }
+    public func lookup(_ name: String) -> Command? {
+        var name = name
+        return name.withUTF8 { lookup(word: $0) }
+    }
+
+    /// The command named by a request's command word, looked up without making a string.
+    func lookup(word: UnsafeBufferPointer<UInt8>) -> Command? { index.position(of: word).map { commands[$0] } }
 
     /// Every command of this build, grouped by area like MPD's handler files.
     public static let standard = CommandTable(

@@ -19,9 +19,12 @@ extension Client {
     }
 
     func execute(_ line: ArraySlice<UInt8>, index: Int, deferrable: Bool) -> SessionMachine.Completion {
-        let request: Tokenizer.Request
+        let command: Command?
+        let arguments: [String]
         do {
-            request = try Tokenizer.tokenize(line)
+            let wordEnd = try Tokenizer.commandWordEnd(line)
+            command = line.withUnsafeBufferPointer { table.lookup(word: UnsafeBufferPointer(rebasing: $0[..<(wordEnd - line.startIndex)])) }
+            arguments = try Tokenizer.arguments(line, from: wordEnd)
         } catch .notACommand {
             return .close(.malformedRequest)
         } catch .invalidCommandName {
@@ -34,17 +37,19 @@ extension Client {
             output.ack(ProtocolError(.unknown, error.message), index: index, command: "")
             return .failed
         }
-        if logsCommands { logCommand(request) }
-        guard let command = table.lookup(request.name) else {
+        guard let command else {
+            let request = Self.request(line, arguments: arguments)
+            if logsCommands { logCommand(request) }
             output.ack(ProtocolError(.unknown, "unknown command \"\(request.name)\""), index: index, command: "")
             return .failed
         }
+        if logsCommands { logCommand(Tokenizer.Request(name: command.name, arguments: arguments)) }
         do {
             guard command.permits(permission) else {
                 throw ProtocolError(.permission, "you don't have permission for \"\(command.name)\"")
             }
-            try command.checkArity(request.arguments.count)
-            let result = try invoke(command, arguments: request.arguments)
+            try command.checkArity(arguments.count)
+            let result = try invoke(command, arguments: arguments)
             if outputOverflows { return .close(.outputBufferFull) }
             switch result {
             case .ok: return .ok
@@ -69,6 +74,12 @@ extension Client {
             output.ack(ErrorMapping.protocolError(for: error), index: index, command: command.name)
             return outputOverflows ? .close(.outputBufferFull) : .failed
         }
+    }
+
+    /// An unknown command's request, its name made from the line's command word.
+    private static func request(_ line: ArraySlice<UInt8>, arguments: [String]) -> Tokenizer.Request {
+        let end = line.firstIndex { $0 <= 0x20 } ?? line.endIndex
+        return Tokenizer.Request(name: String(decoding: line[..<end], as: UTF8.self), arguments: arguments)
     }
 
     /// Hands the pending output to the handler as its response buffer, so writing a field costs

@@ -180,11 +180,21 @@ struct SessionMachine {
 
     /// One complete line, trailing whitespace trimmed, or nil.
     private mutating func takeLine(now: UInt64) -> ArraySlice<UInt8>? {
-        guard let newline = input[consumed..<inputCount].firstIndex(of: 0x0A) else { return nil }
+        guard let newline = newlineIndex() else { return nil }
         let line = Tokenizer.trimmedLine(input[consumed..<newline])
         consumed = newline + 1
         lastActivity = now
         return line
+    }
+
+    /// The first newline not yet taken, found by `memchr` on the buffer (a slice's search
+    /// retains and releases the array for every line).
+    private func newlineIndex() -> Int? {
+        let (start, count) = (consumed, inputCount - consumed)
+        guard count > 0 else { return nil }
+        return input.withUnsafeBufferPointer { buffer in
+            memchr(buffer.baseAddress! + start, 0x0A, count).map { buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) }
+        }
     }
 
     /// Drops what arrived of an overlong line; true once its newline was dropped too.
