@@ -17,6 +17,8 @@ public final class IdleBus {
     private var listeners: [ObjectIdentifier: any IdleListener] = [:]
     private var pending: IdleEvents = []
     private var pendingByPartition: [String: IdleEvents] = [:]
+    private var afterAnswers: [@CoreActor () -> Void] = []
+    private var deliveryScheduled = false
     private let reactor: Reactor
 
     public init(reactor: Reactor) {
@@ -34,16 +36,31 @@ public final class IdleBus {
     /// Events for every client, or (with `partition`) only for the clients of that partition.
     public func emit(_ events: IdleEvents, partition: String? = nil) {
         guard !events.isEmpty else { return }
-        let wasEmpty = pending.isEmpty && pendingByPartition.isEmpty
         if let partition {
             pendingByPartition[partition, default: []].formUnion(events)
         } else {
             pending.formUnion(events)
         }
-        if wasEmpty { reactor.atEndOfIteration { [weak self] in self?.deliver() } }
+        scheduleDelivery()
+    }
+
+    /// Runs `action` once the idle clients' answers of this loop iteration have been written.
+    /// For work that wakes another thread (the output resuming): on a box whose daemon is
+    /// confined to one core, a thread woken before the answers are out preempts the core loop,
+    /// and every idle client hears of the change a fraction of a millisecond later.
+    public func afterAnswers(_ action: @escaping @CoreActor () -> Void) {
+        afterAnswers.append(action)
+        scheduleDelivery()
+    }
+
+    private func scheduleDelivery() {
+        guard !deliveryScheduled else { return }
+        deliveryScheduled = true
+        reactor.atEndOfIteration { [weak self] in self?.deliver() }
     }
 
     private func deliver() {
+        deliveryScheduled = false
         let events = pending
         let byPartition = pendingByPartition
         pending = []
@@ -53,5 +70,10 @@ public final class IdleBus {
             if !byPartition.isEmpty, let extra = byPartition[listener.idlePartition] { mine.formUnion(extra) }
             if !mine.isEmpty { listener.idleEventsOccurred(mine) }
         }
+        guard !afterAnswers.isEmpty else { return }
+        // The listeners' answers were scheduled just now, so these run after them.
+        let actions = afterAnswers
+        afterAnswers = []
+        reactor.atEndOfIteration { for action in actions { action() } }
     }
 }

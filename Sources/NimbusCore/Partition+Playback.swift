@@ -42,9 +42,13 @@ extension Partition {
             changed(.player)
             sleep.playbackHalted()
         case (.pause, false):
-            engine.resume()
             state = .play
             changed(.player)
+            // The output wakes once the idle clients have their answer; a later command of
+            // the same list may have paused or stopped again meanwhile.
+            home.idle.afterAnswers { [self] in
+                if state == .play { engine.resume() }
+            }
         default:
             break
         }

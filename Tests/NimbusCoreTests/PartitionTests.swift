@@ -1,5 +1,5 @@
 import Foundation
-import NimbusCore
+@testable import NimbusCore
 import NimbusDecoder
 import NimbusHarness
 import NimbusModel
@@ -122,6 +122,28 @@ final class PartitionTests: XCTestCase {
         }
         XCTAssertTrue(waitUntil { (try? onCore { set.defaultPartition.state == .stop }) == true }, "the queue never ended")
         XCTAssertEqual(fake.opened.withLock { $0 }, queue.map(\.uri))
+        try onCore { set.shutdown() }
+    }
+
+    /// `pause 0` wakes the output only after the loop turn's idle answers; a `pause 1` later in
+    /// the same turn (one command list) must leave the player paused all the same.
+    func testResumeWakesThePlayerAfterTheTurnAndAPauseInTheSameTurnHolds() throws {
+        let set = try makeSet(FakeSongs(frames: 44100 * 3600))
+        let queue = songs("long.flac")
+        try onCore {
+            _ = try set.defaultPartition.add(queue)
+            try set.defaultPartition.play(position: 0)
+            set.defaultPartition.pause(true)
+        }
+        try onCore {
+            set.defaultPartition.pause(false)
+            set.defaultPartition.pause(true)
+        }
+        _ = try onCore { () -> Int in 0 }  // a later turn: the first one's hooks have run
+        XCTAssertEqual(try onCore { set.defaultPartition.engine.status.state }, .pause, "resumed behind a later pause")
+        try onCore { set.defaultPartition.pause(false) }
+        XCTAssertTrue(waitUntil { (try? onCore { set.defaultPartition.engine.status.state == .play }) == true }, "never resumed")
+        XCTAssertEqual(try onCore { set.defaultPartition.state }, .play)
         try onCore { set.shutdown() }
     }
 
