@@ -172,7 +172,7 @@ let package = Package(
         // test suite and `make bench`.
         .target(name: "NimbusHarness", dependencies: ["NimbusSupport"], swiftSettings: strict),
         // `make bench`: nimbusd and Debian's MPD side by side, ratios ours/MPD.
-        .executableTarget(name: "nimbus-bench", dependencies: ["NimbusHarness", "NimbusOutput", "NimbusModel", "NimbusSupport"], swiftSettings: strict),
+        .executableTarget(name: "nimbus-bench", dependencies: ["NimbusHarness", "NimbusOutput", "NimbusModel", "NimbusSupport", "CLinux"], swiftSettings: strict),
 
         .testTarget(name: "NimbusSupportTests", dependencies: ["NimbusSupport", "NimbusHarness"], swiftSettings: strict),
         .testTarget(

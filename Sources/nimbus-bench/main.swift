@@ -5,6 +5,9 @@ import NimbusHarness
 // prints each figure with the ratio ours/MPD. Never fails on a number; it only reports.
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "floor-server", let port = arguments.dropFirst().first.flatMap({ Int($0) }) {
+    FloorServer.serve(port: port)
+}
 let quick = arguments.contains("--quick")
 var report = BenchReport()
 
