@@ -57,7 +57,6 @@ enum FloorServer {
             }
         }
     }
-
 }
 
 /// The floor loop running as its own process pinned to the daemons' core, measured the way
