@@ -195,7 +195,7 @@ struct UpdateWalk {
         // CPU, is the cost: more of them at once, up to what the fetcher runs in parallel.
         let remote = plan.tasks.contains { storage.localPath($0.path) == nil }
         let now = Int64(time(nil))
-        WorkerThreads.run(count: plan.tasks.count, threads: remote ? max(threads, 8) : threads, name: "update") { index in
+        WorkerThreads.run(count: plan.tasks.count, threads: remote ? max(threads, 8) : threads, name: "update", priority: .background) { index in
             let (path, entry, added) = plan.tasks[index]
             plan.results[index] = Self.scanFile(
                 path: path, entry: entry, added: added ?? now, storage: storage, registry: registry, logger: logger)

@@ -3,6 +3,7 @@ import NimbusDecoder
 import NimbusInput
 import NimbusModel
 import NimbusOutput
+import NimbusSupport
 import Synchronization
 
 /// The decoder thread: opens songs, decodes them into the pipe, and continues straight into
@@ -113,6 +114,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     private func run() {
         ReadInterrupt.install(interrupt)
+        ThreadPriority.playback.applyToCurrentThread()
         var buffer = [UInt8](repeating: 0, count: MusicPipe.chunkBytes)
         while true {
             let idle = song == nil

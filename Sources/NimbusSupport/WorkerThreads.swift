@@ -5,7 +5,7 @@ import Synchronization
 /// Used for blocking work (tag scanning reads files) that must stay off the cooperative pool
 /// and the core loop; Dispatch's concurrentPerform would share threads with Swift tasks.
 public enum WorkerThreads {
-    public static func run(count: Int, threads: Int, name: String, _ body: @escaping @Sendable (Int) -> Void) {
+    public static func run(count: Int, threads: Int, name: String, priority: ThreadPriority? = nil, _ body: @escaping @Sendable (Int) -> Void) {
         guard count > 0 else { return }
         let next = Atomic<Int>(0)
         let group = DispatchGroup()
@@ -13,6 +13,7 @@ public enum WorkerThreads {
         for worker in 0..<workers {
             group.enter()
             let thread = Thread {
+                priority?.applyToCurrentThread()
                 while true {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= count { break }

@@ -2,6 +2,7 @@ import Glibc
 import NimbusDecoder
 import NimbusModel
 import NimbusOutput
+import NimbusSupport
 
 /// One song made into another format as it is read: the decoder's PCM, converted to what the
 /// encoder takes (at most two channels; 16 bits, or floats at 48 kHz for Opus), encoded at a constant bit
@@ -103,9 +104,8 @@ public final class Transcoder {
     }
 
     /// Transcoding workers run below the box's own playback: a dozen phones being served
-    /// must not take the CPU its outputs need. Nice 10 for the calling thread only: on Linux
-    /// `setpriority(PRIO_PROCESS, 0, …)` names the calling thread, not the whole process.
+    /// must not take the CPU its outputs need.
     public static func lowerPriority() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        ThreadPriority.background.applyToCurrentThread()
     }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import NimbusHarness
+import XCTest
+
+/// The decoder runs a little below the thread that answers clients: at the same priority, a
+/// daemon confined to one core answered idle clients after the decoder's first burst (a
+/// wake-up p99 of 3–4 ms after `play`). Read from /proc as `top -H` shows it.
+final class ThreadPriorityDaemonTests: XCTestCase {
+    /// The nice value of every thread of `pid` (field 19 of /proc/PID/task/TID/stat).
+    private func threadNices(_ pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { nice(pid, thread: $0) }
+    }
+
+    private func nice(_ pid: Int32, thread: String) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the name: state is field 3, nice field 19.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 16 ? Int32(fields[16]) : nil
+    }
+
+    func testTheDecoderRunsBelowTheCoreLoop() throws {
+        let music = TemporaryDirectory("nimbus-priority")
+        try AudioFixtures.writeRampWAV(to: music.file("x.wav"), frames: 441_000)
+        let daemon = try ServerProcess(.nimbus, musicDirectory: music.path)
+        try daemon.waitForDatabase(songs: 1)
+        let control = try daemon.connect()
+        let pid = daemon.process.processIdentifier
+        // The main thread's is the process's own (Dispatch may raise one of its own threads).
+        let base = try XCTUnwrap(nice(pid, thread: String(pid)))
+        XCTAssertFalse(threadNices(pid).contains(base + 5), "no thread runs at the decoder's priority before playback")
+        XCTAssertEqual(try control.request("add x.wav"), ["OK"])
+        XCTAssertEqual(try control.request("play 0"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 10) { self.threadNices(pid).contains(base + 5) }, "the decoder never lowered its priority: \(threadNices(pid))")
+        // The core loop, which answers every client, still runs at the process's own priority.
+        XCTAssertEqual(try control.request("ping"), ["OK"])
+        XCTAssertTrue(threadNices(pid).contains(base))
+    }
+}
