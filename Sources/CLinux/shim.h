@@ -27,4 +27,35 @@ static inline int clinux_peer_credentials(int fd, int *pid, unsigned *uid) {
     *uid = credentials.uid;
     return 0;
 }
+
+// A thread's nice value and time slice in one call: Linux 6.12's EEVDF scheduler reads
+// sched_runtime of a SCHED_OTHER thread as its slice (0: the default), older kernels ignore
+// it. `own` (SCHED_FLAG_RESET_ON_FORK): threads the caller creates start from the defaults.
+// glibc 2.36 has no wrapper and syscall(2) is variadic, which Swift cannot call.
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+struct clinux_sched_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+static inline int clinux_set_thread_slice(int nice, uint64_t slice_nanoseconds, int own) {
+    struct clinux_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.flags = own ? 1 : 0;
+    attr.nice = nice;
+    attr.runtime = slice_nanoseconds;
+    return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+static inline long long clinux_thread_slice(void) {
+    struct clinux_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return -1;
+    return (long long)attr.runtime;
+}
 #endif

@@ -44,11 +44,8 @@ extension Partition {
         case (.pause, false):
             state = .play
             changed(.player)
-            // The output wakes once the idle clients have their answer; a later command of
-            // the same list may have paused or stopped again meanwhile.
-            home.idle.afterAnswers { [self] in
-                if state == .play { engine.resume() }
-            }
+            holdPlayerWakes()
+            engine.resume()
         default:
             break
         }
@@ -155,6 +152,7 @@ extension Partition {
     /// never `seek`, which goes where it is told).
     func startCurrent(at milliseconds: Int, paused: Bool = false, keepingError: Bool = false, fadingOut: Bool = false, resuming: Bool = false) {
         guard let position = currentPosition else { return }
+        holdPlayerWakes()
         keepHeardPosition(leaving: true)
         let milliseconds = resuming && milliseconds == 0 ? resumeOffset(forPosition: position) : milliseconds
         var leaving: PlayItem?
@@ -176,6 +174,14 @@ extension Partition {
         engine.play(item, next: next, paused: paused, fadingOut: leaving)
         state = paused ? .pause : .play
         changed(.player)
+    }
+
+    /// The player's threads wake once the idle clients have their answers (`HeldWakes`):
+    /// on a box whose daemon is confined to one core a woken thread runs before the loop that
+    /// woke it, and every idle client would hear of `play` after the decoder's first burst.
+    private func holdPlayerWakes() {
+        guard engine.holdWakes() else { return }
+        home.idle.afterAnswers { [engine] in engine.releaseWakes() }
     }
 
     func stopPlayer() {

@@ -27,8 +27,12 @@ final class DecoderMailbox: @unchecked Sendable {
     private var crossfade = CrossfadeSettings()
     private var changed = false
     private let interrupt: ReadInterrupt
+    private let wakes: HeldWakes
 
-    init(interrupt: ReadInterrupt) { self.interrupt = interrupt }
+    init(interrupt: ReadInterrupt, wakes: HeldWakes) {
+        self.interrupt = interrupt
+        self.wakes = wakes
+    }
 
     /// What the thread takes in one go.
     struct Batch {
@@ -55,8 +59,8 @@ final class DecoderMailbox: @unchecked Sendable {
             commands.append(command)
             changed = true
             interrupt.interrupt()
-            condition.broadcast()
         }
+        wakeThread()
     }
 
     /// The core's answer to `.decoding(after)`, or a correction not yet taken up.
@@ -64,16 +68,22 @@ final class DecoderMailbox: @unchecked Sendable {
         condition.withLock {
             follower = (token, item)
             changed = true
-            condition.broadcast()
         }
+        wakeThread()
     }
 
     func setCrossfade(_ settings: CrossfadeSettings) {
         condition.withLock {
             crossfade = settings
             changed = true
-            condition.broadcast()
         }
+        wakeThread()
+    }
+
+    /// After the change, under the lock: a thread that checked before it sleeps and hears
+    /// this; one that checks later sees the change.
+    private func wakeThread() {
+        wakes.send { [condition] in condition.withLock { condition.broadcast() } }
     }
 
     /// Takes what arrived; with `waiting`, first sleeps until something does.

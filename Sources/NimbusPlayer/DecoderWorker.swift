@@ -23,6 +23,7 @@ final class DecoderWorker: @unchecked Sendable {
     // belongs to the decoder thread alone.
     private let mailbox: DecoderMailbox
     let pipe: MusicPipe
+    let wakes: HeldWakes
     let events: @Sendable (PlayerEvent) -> Void
     let interrupt = ReadInterrupt()
     /// The thread starts with the first command: a partition that never plays costs none.
@@ -54,10 +55,11 @@ final class DecoderWorker: @unchecked Sendable {
     var noOverlapAfter: UInt64?
     let mixer = CrossfadeMixer()
 
-    init(pipe: MusicPipe, events: @escaping @Sendable (PlayerEvent) -> Void) {
+    init(pipe: MusicPipe, wakes: HeldWakes, events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.pipe = pipe
+        self.wakes = wakes
         self.events = events
-        mailbox = DecoderMailbox(interrupt: interrupt)
+        mailbox = DecoderMailbox(interrupt: interrupt, wakes: wakes)
     }
 
     /// The song being decoded, open or not.
@@ -73,7 +75,7 @@ final class DecoderWorker: @unchecked Sendable {
     func setNext(_ item: PlayItem?, after token: UInt64) {
         startThreadIfNeeded()
         mailbox.name(item, after: token)
-        pipe.wakeAll()
+        wakes.send { [pipe] in pipe.wakeAll() }
     }
 
     /// Abandons the song `token` and continues with `item`, unless some of it was heard already.
@@ -84,7 +86,7 @@ final class DecoderWorker: @unchecked Sendable {
     func setCrossfade(_ settings: CrossfadeSettings) {
         startThreadIfNeeded()
         mailbox.setCrossfade(settings)
-        pipe.wakeAll()
+        wakes.send { [pipe] in pipe.wakeAll() }
     }
 
     func stop() {
@@ -100,7 +102,7 @@ final class DecoderWorker: @unchecked Sendable {
         startThreadIfNeeded()
         mailbox.post(command, follower: follower)
         // Wake a producer blocked on a full pipe so it sees the command.
-        pipe.wakeAll()
+        wakes.send { [pipe] in pipe.wakeAll() }
     }
 
     private func startThreadIfNeeded() {

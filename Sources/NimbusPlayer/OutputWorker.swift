@@ -17,6 +17,7 @@ final class OutputWorker: @unchecked Sendable {
     private let fixedFormat: AudioFormatPattern?
     private let sound: SoundChain
     private let pipe: MusicPipe
+    private let wakes: HeldWakes
     private let events: @Sendable (PlayerEvent) -> Void
     /// Tells the engine this worker's device failed and it stopped.
     private let failed: @Sendable (Int) -> Void
@@ -47,7 +48,7 @@ final class OutputWorker: @unchecked Sendable {
 
     init(
         id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, sound: SoundChain, isClock: Bool,
-        pipe: MusicPipe,
+        pipe: MusicPipe, wakes: HeldWakes,
         events: @escaping @Sendable (PlayerEvent) -> Void, failed: @escaping @Sendable (Int) -> Void
     ) {
         self.id = id
@@ -57,6 +58,7 @@ final class OutputWorker: @unchecked Sendable {
         self.sound = sound
         self.isClock = Atomic(isClock)
         self.pipe = pipe
+        self.wakes = wakes
         self.events = events
         self.failed = failed
         // The output itself, not a weak self: a weak reference gives the worker a refcount side
@@ -71,11 +73,11 @@ final class OutputWorker: @unchecked Sendable {
     var currentFormat: AudioFormat? { formatBox.withLock { $0 } }
 
     func setPaused(_ value: Bool) {
-        gate.withLock {
-            paused = value
-            gate.broadcast()
+        gate.withLock { paused = value }
+        wakes.send { [gate, pipe] in
+            gate.withLock { gate.broadcast() }
+            pipe.wakeAll()
         }
-        pipe.wakeAll()
     }
 
     func shutdown() {

@@ -42,6 +42,8 @@ public final class PlayerEngine: Sendable {
     }
 
     private let pipe = MusicPipe()
+    /// Held by the core while it answers clients (`holdWakes`).
+    private let wakes = HeldWakes()
     private let decoder: DecoderWorker
     private let state = Mutex(State())
     private let events: @Sendable (PlayerEvent) -> Void
@@ -49,8 +51,16 @@ public final class PlayerEngine: Sendable {
 
     public init(events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.events = events
-        decoder = DecoderWorker(pipe: pipe, events: events)
+        decoder = DecoderWorker(pipe: pipe, wakes: wakes, events: events)
     }
+
+    /// Until `releaseWakes`, control calls change what the threads will read but do not wake
+    /// them (`HeldWakes`): the core holds them while its clients' answers are still unwritten.
+    /// False when they were held already.
+    @discardableResult
+    public func holdWakes() -> Bool { wakes.hold() }
+
+    public func releaseWakes() { wakes.release() }
 
     deinit {
         decoder.shutdown()
@@ -76,7 +86,7 @@ public final class PlayerEngine: Sendable {
             for slot in all where state.workers[slot.id] == nil {
                 let worker = OutputWorker(
                     id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, sound: slot.sound, isClock: false,
-                    pipe: pipe,
+                    pipe: pipe, wakes: wakes,
                     events: events
                 ) { [weak self] id in self?.outputFailed(id) }
                 worker.setPaused(state.playerState == .pause)

@@ -77,6 +77,7 @@ public final class EventLoop: SerialExecutor, Sendable {
 
     private func run() {
         ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        ThreadPriority.answering.applyToCurrentThread()
         let capacity: Int32 = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }

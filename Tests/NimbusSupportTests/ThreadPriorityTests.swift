@@ -6,15 +6,28 @@ import XCTest
 /// A thread's priority is its own: the decoder lowering itself leaves the thread that started
 /// it (the core loop) where it was.
 final class ThreadPriorityTests: XCTestCase {
-    private func nice(after priority: ThreadPriority) -> (applied: Bool, nice: Int32) {
-        let result = Mutex<(Bool, Int32)?>(nil)
+    private struct Applied: Sendable {
+        var applied = false
+        var nice: Int32 = -1
+        var slice: UInt64?
+        /// The slice of a thread started by the one that applied the priority.
+        var childSlice: UInt64?
+    }
+
+    private func apply(_ priority: ThreadPriority) -> Applied {
+        let result = Mutex<Applied?>(nil)
         let thread = Thread {
-            let applied = priority.applyToCurrentThread()
-            result.withLock { $0 = (applied, ThreadPriority.currentNice) }
+            var applied = Applied(applied: priority.applyToCurrentThread(), nice: ThreadPriority.currentNice, slice: ThreadPriority.currentSlice)
+            let child = Mutex<UInt64??>(nil)
+            let started = Thread { child.withLock { $0 = .some(ThreadPriority.currentSlice) } }
+            started.start()
+            while child.withLock({ $0 == nil }) { usleep(1_000) }
+            applied.childSlice = child.withLock { $0 } ?? nil
+            result.withLock { $0 = applied }
         }
         thread.start()
         XCTAssertTrue(waitFor { result.withLock { $0 != nil } }, "the thread never ran")
-        return result.withLock { $0 } ?? (false, -1)
+        return result.withLock { $0 } ?? Applied()
     }
 
     private func waitFor(_ condition: () -> Bool) -> Bool {
@@ -28,11 +41,23 @@ final class ThreadPriorityTests: XCTestCase {
 
     func testPlaybackRanksBelowTheCoreLoopAndAboveBackgroundWork() {
         let before = ThreadPriority.currentNice
-        let playback = nice(after: .playback), background = nice(after: .background)
+        let playback = apply(.playback), background = apply(.background)
         XCTAssertTrue(playback.applied)
         XCTAssertTrue(background.applied)
         XCTAssertEqual(playback.nice, before + 5)
         XCTAssertEqual(background.nice, before + 10)
         XCTAssertEqual(ThreadPriority.currentNice, before, "the starting thread kept its priority")
+    }
+
+    /// The core loop's short slice where the kernel has slices (Linux 6.12 and later report
+    /// the one asked for), never passed on to the threads it starts.
+    func testTheCoreLoopsShortSliceIsItsOwn() throws {
+        let answering = apply(.answering), playback = apply(.playback)
+        XCTAssertTrue(answering.applied)
+        XCTAssertEqual(answering.nice, ThreadPriority.currentNice)
+        let defaultSlice = try XCTUnwrap(playback.slice, "sched_getattr failed")
+        try XCTSkipIf(answering.slice == defaultSlice, "this kernel has no per-thread slices (before Linux 6.12)")
+        XCTAssertEqual(answering.slice, ThreadPriority.answering.slice)
+        XCTAssertEqual(answering.childSlice, defaultSlice, "a thread started by the core loop begins with the default slice")
     }
 }
