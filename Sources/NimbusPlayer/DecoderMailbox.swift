@@ -80,8 +80,8 @@ final class DecoderMailbox: @unchecked Sendable {
         wakeThread()
     }
 
-    /// After the change, under the lock: a thread that checked before it sleeps and hears
-    /// this; one that checks later sees the change.
+    /// After the change was made under the lock, a broadcast under it too: a thread that
+    /// checked before it slept hears it; one that checks later sees the change.
     private func wakeThread() {
         wakes.send { [condition] in condition.withLock { condition.broadcast() } }
     }

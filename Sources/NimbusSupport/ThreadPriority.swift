@@ -15,15 +15,18 @@ import Glibc
 /// a quarter of a busy core, many times what decoding and resampling in real time cost), and
 /// background work below both.
 public enum ThreadPriority: Sendable {
-    /// The core loop: nice 0, a slice of 0.1 ms (the scheduler's minimum): it is woken by
-    /// every client's line and gives the core back after each answer anyway.
+    /// The core loop: the process's own nice value, a slice of 0.1 ms (the scheduler's
+    /// minimum): it is woken by every client's line and gives the core back after each
+    /// answer anyway.
     case answering
-    /// The decoder: ahead of background work, behind the core loop.
+    /// The decoder: nice +5, ahead of background work, behind the core loop.
     case playback
-    /// Library scans and transcoding for phones: whatever the box has left.
+    /// Library scans and transcoding for phones (+10): whatever the box has left.
     case background
 
-    public var nice: Int32 {
+    /// Added to the nice value the thread started with (the process's, from its service
+    /// file or `nice`), so a box that starts the daemon at another priority keeps the order.
+    public var niceOffset: Int32 {
         switch self {
         case .answering: 0
         case .playback: 5
@@ -42,6 +45,7 @@ public enum ThreadPriority: Sendable {
     /// begin with the defaults.
     @discardableResult
     public func applyToCurrentThread() -> Bool {
+        let nice = min(19, Self.currentNice + niceOffset)
         if clinux_set_thread_slice(nice, slice, self == .answering ? 1 : 0) == 0 { return true }
         // A kernel or sandbox without sched_setattr still takes the nice value.
         return slice == 0 && setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0

@@ -14,9 +14,12 @@ final class ThreadPriorityTests: XCTestCase {
         var childSlice: UInt64?
     }
 
-    private func apply(_ priority: ThreadPriority) -> Applied {
+    /// Applies `priority` on a new thread, first niced by `startingNice` if given (as a
+    /// daemon started by `nice` or a service file's `Nice=`).
+    private func apply(_ priority: ThreadPriority, startingNice: Int32? = nil) -> Applied {
         let result = Mutex<Applied?>(nil)
         let thread = Thread {
+            if let startingNice { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, startingNice) }
             var applied = Applied(applied: priority.applyToCurrentThread(), nice: ThreadPriority.currentNice, slice: ThreadPriority.currentSlice)
             let child = Mutex<UInt64??>(nil)
             let started = Thread { child.withLock { $0 = .some(ThreadPriority.currentSlice) } }
@@ -47,6 +50,16 @@ final class ThreadPriorityTests: XCTestCase {
         XCTAssertEqual(playback.nice, before + 5)
         XCTAssertEqual(background.nice, before + 10)
         XCTAssertEqual(ThreadPriority.currentNice, before, "the starting thread kept its priority")
+    }
+
+    /// A daemon started at nice 3 keeps the order above it: the decoder at 8, scans at 13,
+    /// the core loop where it was; nothing goes past 19.
+    func testPrioritiesAreRelativeToTheOneTheThreadStartedWith() {
+        let start = max(ThreadPriority.currentNice, 3)
+        XCTAssertEqual(apply(.playback, startingNice: start).nice, start + 5)
+        XCTAssertEqual(apply(.background, startingNice: start).nice, start + 10)
+        XCTAssertEqual(apply(.answering, startingNice: start).nice, start)
+        XCTAssertEqual(apply(.background, startingNice: 15).nice, 19)
     }
 
     /// The core loop's short slice where the kernel has slices (Linux 6.12 and later report
