@@ -142,6 +142,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     /// Refreshes every feed every `interval` seconds, on a thread of its own (the network).
     func start() {
         let thread = Thread { [self] in
+            DaemonThread.nameCurrentThread("podcasts")
             while true {
                 stopped.lock()
                 let deadline = Date().addingTimeInterval(interval)

@@ -99,7 +99,7 @@ public final class MusicLibrary {
             threads: max(2, WorkerThreads.processorCount))
         let old = database
         let databasePath = self.databasePath, musicDirectory = self.musicDirectory, logger = self.logger
-        let thread = Thread {
+        DaemonThread.start(name: "update") {
             // MPD runs its update at idle priority; here it ranks below the decoder too, so a
             // scan of a whole library never delays a client's answer or the music.
             ThreadPriority.background.applyToCurrentThread()
@@ -135,8 +135,6 @@ public final class MusicLibrary {
             let result = installed
             Task { @CoreActor in self.finish(job, database: result, changed: changed) }
         }
-        thread.name = "update"
-        thread.start()
     }
 
     private func finish(_ job: Job, database installed: Database, changed: Bool) {

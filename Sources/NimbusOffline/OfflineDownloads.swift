@@ -66,9 +66,7 @@ public final class OfflineDownloads: Sendable {
             return !started
         }) else { return }
         for index in 0..<transfers {
-            let thread = Thread { [self] in work() }
-            thread.name = "offline-\(index)"
-            thread.start()
+            DaemonThread.start(name: "offline-\(index)") { [self] in work() }
         }
     }
 

@@ -107,9 +107,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     private func startThreadIfNeeded() {
         guard threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "decoder"
-        thread.start()
+        DaemonThread.start(name: "decoder") { [self] in run() }
     }
 
     // MARK: the thread

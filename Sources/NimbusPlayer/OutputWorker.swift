@@ -65,9 +65,7 @@ final class OutputWorker: @unchecked Sendable {
         // table, and `status` retains the clock worker, so every status would pay for it.
         let interruptible = Interruptible(output)
         pipe.addConsumer(id) { interruptible.output.interrupt() }
-        let thread = Thread { [self] in run() }
-        thread.name = "output-\(name)"
-        thread.start()
+        DaemonThread.start(name: "output-\(name)") { [self] in run() }
     }
 
     var currentFormat: AudioFormat? { formatBox.withLock { $0 } }

@@ -28,9 +28,7 @@ public final class BlockingWork: @unchecked Sendable {
             jobs.append(job)
             if idle == 0 && started < limit {
                 started += 1
-                let thread = Thread { [self] in loop() }
-                thread.name = "\(name)-\(started)"
-                thread.start()
+                DaemonThread.start(name: "\(name)-\(started)") { [self] in loop() }
             } else {
                 condition.signal()
             }

@@ -26,10 +26,7 @@ public final class EventLoop: SerialExecutor, Sendable {
         event.events = EPOLLIN.rawValue
         event.data.u64 = UInt64.max
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.stackSize = 4 << 20
-        thread.start()
+        DaemonThread.start(name: name, stackSize: 4 << 20) { [self] in run() }
     }
 
     public var isCurrent: Bool {

@@ -32,11 +32,9 @@ public final class FileWatch: Sendable {
             let descriptor = inotify_add_watch(notify, folder, mask)
             if descriptor >= 0 { folders[descriptor] = folder }
         }
-        let thread = Thread { [notify, stopper, folders] in
+        DaemonThread.start(name: name) { [notify, stopper, folders] in
             Self.run(notify: notify, stopper: stopper, folders: folders, wanted: wanted, onChange: onChange)
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Ends the watch (its thread closes the descriptors).

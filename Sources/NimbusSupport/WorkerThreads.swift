@@ -12,7 +12,7 @@ public enum WorkerThreads {
         let workers = max(1, min(threads, count))
         for worker in 0..<workers {
             group.enter()
-            let thread = Thread {
+            DaemonThread.start(name: "\(name)-\(worker)") {
                 priority?.applyToCurrentThread()
                 while true {
                     let index = next.add(1, ordering: .relaxed).oldValue
@@ -21,8 +21,6 @@ public enum WorkerThreads {
                 }
                 group.leave()
             }
-            thread.name = "\(name)-\(worker)"
-            thread.start()
         }
         group.wait()
     }

@@ -106,9 +106,7 @@ public final class WebServer: Sendable {
         loop.server = Unmanaged.passUnretained(self).toOpaque()
         coverInbox.open(context)
         apiInbox.open(context)
-        let thread = Thread { [self] in serve() }
-        thread.name = "web"
-        thread.start()
+        DaemonThread.start(name: "web") { [self] in serve() }
     }
 
     private func serve() {

@@ -40,9 +40,7 @@ public final class ServiceAnnouncer: @unchecked Sendable {
             if fd >= 0 { close(fd) }
             return nil
         }
-        let thread = Thread { [self] in serve() }
-        thread.name = "zeroconf"
-        thread.start()
+        DaemonThread.start(name: "zeroconf") { [self] in serve() }
         logger.info("announcing \"\(records.instance)\" on port \(port)")
     }
 

@@ -37,5 +37,23 @@ final class ThreadPriorityDaemonTests: XCTestCase {
         // The core loop, which answers every client, still runs at the process's own priority.
         XCTAssertEqual(try control.request("ping"), ["OK"])
         XCTAssertTrue(threadNices(pid).contains(base))
+        // `top -H` and `ps -L` tell the threads apart by name, the one at the decoder's
+        // priority being the decoder.
+        let names = threadNames(pid)
+        XCTAssertTrue(names.values.contains("nimbus-core"), "\(names)")
+        XCTAssertTrue(names.values.contains("decoder"), "\(names)")
+        let decoders = names.filter { $0.value == "decoder" }.keys
+        XCTAssertTrue(decoders.contains { nice(pid, thread: $0) == base + 5 }, "\(names)")
+    }
+
+    /// Each thread's name as the kernel holds it, by thread id.
+    private func threadNames(_ pid: Int32) -> [String: String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var names: [String: String] = [:]
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8) else { continue }
+            names[task] = comm.trimmingCharacters(in: .newlines)
+        }
+        return names
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import Synchronization
 
 /// The threads that run fetches, highest priority first (playing, seek, prefetch, indexing,
@@ -18,9 +19,7 @@ final class Fetcher: @unchecked Sendable {
     init(reserved: Int = 2, general: Int = 6) {
         for index in 0..<(reserved + general) {
             let limit: FetchPurpose = index < reserved ? .prefetch : .pinning
-            let thread = Thread { [self] in loop(limit: limit) }
-            thread.name = "fetch-\(index)"
-            thread.start()
+            DaemonThread.start(name: "fetch-\(index)") { [self] in loop(limit: limit) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import NimbusInput
 import Synchronization
 
@@ -28,7 +29,7 @@ final class LiveHTTPStream: NimbusInput.InputStream {
         self.mimeType = mimeType
         let buffer = self.buffer
         let tags = self.tags
-        let thread = Thread {
+        DaemonThread.start(name: "live-stream") {
             var failures = 0
             var delay = 1.0
             var connected = false
@@ -86,8 +87,6 @@ final class LiveHTTPStream: NimbusInput.InputStream {
             }
             buffer.finish(nil)
         }
-        thread.name = "live-stream"
-        thread.start()
     }
 
     deinit { buffer.close() }

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import NimbusModel
 
 /// MPD's httpd output: the music as one endless HTTP stream (`http://box:8000/`) for phones,
@@ -104,6 +105,7 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
     /// A tenth of a second of silence every tenth of a second while nothing plays.
     private func startKeepAlive() {
         let thread = Thread { [weak self] in
+            DaemonThread.nameCurrentThread("httpd-silence")
             while let self {
                 Thread.sleep(forTimeInterval: 0.1)
                 let bytes = self.lock.withLock { () -> [UInt8] in

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import Glibc
 
 /// The httpd output's listeners: its own thread polls the listening socket and every
@@ -69,9 +70,7 @@ final class StreamServer: @unchecked Sendable {
         }
         wakeReader = ends[0]
         wakeFD = ends[1]
-        let thread = Thread { [self] in run() }
-        thread.name = "httpd-\(port)"
-        thread.start()
+        DaemonThread.start(name: "httpd-\(port)") { [self] in run() }
     }
 
     /// A stream begins (the output opened): listeners waiting get the answer and the header.

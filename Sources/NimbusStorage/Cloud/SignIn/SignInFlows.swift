@@ -233,15 +233,13 @@ public final class SignInFlows: Sendable {
         }
         logger.info("\(account): sign-in started (\(prompt.method))")
         if let poll {
-            let thread = Thread { [self] in
+            DaemonThread.start(name: "signin-" + account) { [self] in
                 do throws(SignInError) {
                     try finish(flow, try poll())
                 } catch {
                     end(flow, error)
                 }
             }
-            thread.name = "signin-" + account
-            thread.start()
         }
         return prompt
     }

@@ -1,0 +1,40 @@
+import CLinux
+import Foundation
+
+/// Starts the daemon's own threads under a name the kernel knows. Foundation's `Thread.name`
+/// on Linux stays inside Foundation, so `top -H`, `ps -L`, `perf` and `/proc/PID/task/*/comm`
+/// all showed "nimbusd" for every thread; a box owner looking for the thread that burns a
+/// core could not tell the decoder from a library scan. The name is set by the thread itself
+/// on entry, cut to the kernel's 15 bytes.
+public enum DaemonThread {
+    /// The kernel's limit: 16 bytes with the terminating zero.
+    public static let nameLimit = 15
+
+    /// Runs `body` on a new thread named `name`, with a stack of `stackSize` bytes when given
+    /// (else the platform's default).
+    public static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            nameCurrentThread(name)
+            body()
+        }
+        thread.name = name
+        if let stackSize { thread.stackSize = stackSize }
+        thread.start()
+    }
+
+    /// Names the calling thread for the kernel; a longer name keeps its first 15 bytes (cut
+    /// on a character boundary, so a UTF-8 name never ends in half a character).
+    public static func nameCurrentThread(_ name: String) {
+        _ = clinux_name_thread(kernelName(name))
+    }
+
+    /// The name as the kernel will hold it.
+    public static func kernelName(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if result.utf8.count + String(character).utf8.count > nameLimit { break }
+            result.append(character)
+        }
+        return result
+    }
+}
