@@ -21,10 +21,15 @@ def start(artifacts, width, height, profile="profile"):
 
 
 def wait(condition, seconds=10, interval=0.05):
-    """The condition's first truthy value within SECONDS, else None."""
+    """The condition's first truthy value within SECONDS, else None. An element the page
+    redrew between being found and being read (a panel drawn anew after an idle event) counts
+    as not there yet: the condition looks it up again on the next turn."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        value = condition()
+        try:
+            value = condition()
+        except StaleElementReferenceException:
+            value = None
         if value:
             return value
         time.sleep(interval)

@@ -60,11 +60,16 @@ try:
 
     def gain_field():
         return driver.find_element(By.CSS_SELECTOR, "#eq-bands li[data-band='2'] input.eq-gain")
-    wait(lambda: gain_field().is_displayed(), 10)
-    # Select what is there and type over it; the change goes when the field is left.
-    field = gain_field()
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys("2.5", Keys.TAB)
+    def type_gain():
+        # Select what is there and type over it; the change goes when the field is left. A
+        # field the page redrew meanwhile (the drag's idle event) is found and typed again.
+        field = gain_field()
+        if not field.is_displayed():
+            return False
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys("2.5", Keys.TAB)
+        return True
+    wait(type_gain, 10)
     result["typed"] = wait(lambda: (lambda lines: lines[2] if len(lines) > 2 and "Gain 2.5 dB" in lines[2] else None)(export("HD 600")), 10)
 
     driver.find_element(By.ID, "eq-bypass").click()
