@@ -21,7 +21,6 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     /// Pins changed (set at start, before any thread runs): the server syncs them and tells clients.
     var pinsChanged: @Sendable () -> Void = {}
     private let interval: Double
-    private var timer: Thread?
     private let stopped = NSCondition()
     private var stopping = false
 
@@ -141,8 +140,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
 
     /// Refreshes every feed every `interval` seconds, on a thread of its own (the network).
     func start() {
-        let thread = Thread { [self] in
-            DaemonThread.nameCurrentThread("podcasts")
+        DaemonThread.start(name: "podcasts") { [self] in
             while true {
                 stopped.lock()
                 let deadline = Date().addingTimeInterval(interval)
@@ -153,9 +151,6 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
                 if !shows.shows.isEmpty { changed((try? shows.refresh(nil)) ?? []) }
             }
         }
-        thread.name = "podcasts"
-        thread.start()
-        timer = thread
     }
 
     func stop() {

@@ -11,8 +11,10 @@ public enum DaemonThread {
     public static let nameLimit = 15
 
     /// Runs `body` on a new thread named `name`, with a stack of `stackSize` bytes when given
-    /// (else the platform's default).
-    public static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    /// (else the platform's default). The thread is returned for a caller that keeps it as its
+    /// "already started" mark.
+    @discardableResult
+    public static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
         let thread = Thread {
             nameCurrentThread(name)
             body()
@@ -20,11 +22,12 @@ public enum DaemonThread {
         thread.name = name
         if let stackSize { thread.stackSize = stackSize }
         thread.start()
+        return thread
     }
 
     /// Names the calling thread for the kernel; a longer name keeps its first 15 bytes (cut
     /// on a character boundary, so a UTF-8 name never ends in half a character).
-    public static func nameCurrentThread(_ name: String) {
+    static func nameCurrentThread(_ name: String) {
         _ = clinux_name_thread(kernelName(name))
     }
 

@@ -104,8 +104,7 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
 
     /// A tenth of a second of silence every tenth of a second while nothing plays.
     private func startKeepAlive() {
-        let thread = Thread { [weak self] in
-            DaemonThread.nameCurrentThread("httpd-silence")
+        keepAlive = DaemonThread.start(name: "httpd-silence") { [weak self] in
             while let self {
                 Thread.sleep(forTimeInterval: 0.1)
                 let bytes = self.lock.withLock { () -> [UInt8] in
@@ -118,9 +117,6 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
                 self.server.broadcast(bytes, seconds: 0.1)
             }
         }
-        thread.name = "httpd-silence"
-        keepAlive = thread
-        thread.start()
     }
 }
 
