@@ -123,7 +123,7 @@ let package = Package(
         // The web page: HTTP and WebSocket through libwebsockets on a thread of its own, the
         // page's files built into the binary, each WebSocket bridged to an MPD session.
         .target(
-            name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib"], resources: [.embedInCode("Assets")],
+            name: "NimbusWeb", dependencies: ["NimbusSupport", "CWebSockets", "CZlib", "CLinux"], resources: [.embedInCode("Assets")],
             swiftSettings: strict),
         // Songs made smaller for phones: decoder → conversion → Opus, MP3 or AAC, the decision
         // of what to make, and finished transcodes kept in the range cache.

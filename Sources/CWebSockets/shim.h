@@ -13,4 +13,15 @@ static inline struct lws *nimbus_lws_adopt_raw_socket(struct lws_vhost *vhost, i
     descriptor.sockfd = fd;
     return lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_SOCKET, descriptor, protocol, NULL);
 }
+
+/// Puts a listening socket the daemon bound into the service loop: readable means a connection
+/// waits (LWS_CALLBACK_RAW_RX_FILE), which the server accepts and adopts.
+static inline struct lws *nimbus_lws_adopt_listener(struct lws_vhost *vhost, int fd, const char *protocol) {
+    lws_sock_file_fd_type descriptor;
+    descriptor.filefd = fd;
+    return lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, protocol, NULL);
+}
+
+/// The file descriptor of a raw-file connection (a listener adopted above).
+static inline int nimbus_lws_file_fd(struct lws *wsi) { return lws_get_socket_fd(wsi); }
 #endif

@@ -1,5 +1,6 @@
 import CWebSockets
 import Foundation
+import CLinux
 import Glibc
 
 /// What libwebsockets reports, on the web thread: HTTP requests for the page's files, the
@@ -41,6 +42,8 @@ extension WebServer {
             return writeToDaemon(wsi)
         case LWS_CALLBACK_RAW_CLOSE:
             daemonClosed(wsi)
+        case LWS_CALLBACK_RAW_RX_FILE:
+            acceptConnections(on: wsi)
         default:
             break
         }
@@ -48,6 +51,26 @@ extension WebServer {
     }
 
     // MARK: HTTP
+
+    /// A listening socket is readable: every waiting connection is accepted and handed to
+    /// libwebsockets as if its own listener had taken it.
+    private func acceptConnections(on listener: OpaquePointer) {
+        guard let vhost = loop.vhost else { return }
+        let fd = nimbus_lws_file_fd(listener)
+        while true {
+            let connection = clinux_accept4(fd, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            guard connection >= 0 else {
+                // EAGAIN: all taken. EMFILE and the like: the rest wait for the next turn.
+                if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED {
+                    logger.warning("accept: \(String(cString: strerror(errno)))")
+                }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            // On failure libwebsockets has closed the connection.
+            _ = lws_adopt_socket_vhost(vhost, connection)
+        }
+    }
 
     func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
         let length = Int(lws_hdr_total_length(wsi, token))

@@ -77,25 +77,37 @@ public final class WebServer: Sendable {
         info.user = Unmanaged.passUnretained(loop).toOpaque()
         guard let context = lws_create_context(&info) else { throw SystemError("libwebsockets context", code: ENOMEM) }
         loop.context = context
+        // One vhost that listens nowhere itself: libwebsockets' own listener binds the IPv6
+        // wildcard whatever `iface` says, so the sockets are bound here, exactly as the MPD
+        // port's are, and each accepted connection is handed to the vhost.
+        var vhostInfo = lws_context_creation_info()
+        vhostInfo.port = CONTEXT_PORT_NO_LISTEN_SERVER
+        vhostInfo.protocols = UnsafePointer(loop.protocols)
+        vhostInfo.options = info.options
+        vhostInfo.keepalive_timeout = 20
+        let name = strdup("nimbus")
+        loop.keep.append(name)
+        vhostInfo.vhost_name = UnsafePointer(name)
+        guard let vhost = lws_create_vhost(context, &vhostInfo) else {
+            lws_context_destroy(context)
+            loop.context = nil
+            throw SystemError("libwebsockets vhost", code: ENOMEM)
+        }
+        loop.vhost = vhost
         var bound: [String] = []
         for address in settings.addresses {
-            var vhost = lws_context_creation_info()
-            vhost.port = Int32(settings.port)
-            vhost.protocols = UnsafePointer(loop.protocols)
-            vhost.options = info.options
-            vhost.keepalive_timeout = 20
-            // libwebsockets keeps the pointer, not a copy: the string lives as long as the context.
-            let iface = address == "any" ? nil : strdup(address)
-            loop.keep.append(iface)
-            vhost.iface = UnsafePointer(iface)
-            let name = strdup("nimbus-\(bound.count)")
-            loop.keep.append(name)
-            vhost.vhost_name = UnsafePointer(name)
-            if lws_create_vhost(context, &vhost) == nil {
-                logger.error("cannot listen on \(address):\(settings.port)")
-                continue
+            do {
+                for socket in try ListeningSocket.open(address: address, port: settings.port) {
+                    // On failure libwebsockets has closed the socket.
+                    guard nimbus_lws_adopt_listener(vhost, socket.fd, "listen") != nil else {
+                        logger.error("cannot listen on \(socket.description)")
+                        continue
+                    }
+                    bound.append("http://\(socket.description)/")
+                }
+            } catch {
+                logger.error("cannot listen on \(address):\(settings.port): \(error.description)")
             }
-            bound.append("http://\(address == "any" ? "0.0.0.0" : address.contains(":") ? "[\(address)]" : address):\(settings.port)/")
         }
         listeningOn = bound
         guard !bound.isEmpty else {
@@ -136,6 +148,8 @@ public final class WebServer: Sendable {
 /// the web thread (libwebsockets calls back there and nowhere else), hence unchecked.
 final class ServiceLoop: @unchecked Sendable {
     var context: OpaquePointer?
+    /// The one vhost every accepted connection is adopted into.
+    var vhost: OpaquePointer?
     /// The server, for the C callback (which has no other way back to it).
     var server: UnsafeMutableRawPointer?
     let protocols: UnsafeMutablePointer<lws_protocols>
@@ -153,9 +167,9 @@ final class ServiceLoop: @unchecked Sendable {
     var nextToken: UInt64 = 0
 
     init() {
-        protocols = .allocate(capacity: 4)
+        protocols = .allocate(capacity: 5)
         var names: [UnsafeMutablePointer<CChar>?] = []
-        for name in ["http", "mpd", "mpd-raw"] { names.append(strdup(name)) }
+        for name in ["http", "mpd", "mpd-raw", "listen"] { names.append(strdup(name)) }
         keep += names
         for (index, name) in names.enumerated() {
             var entry = lws_protocols()
@@ -165,11 +179,11 @@ final class ServiceLoop: @unchecked Sendable {
             entry.id = UInt32(index)
             (protocols + index).initialize(to: entry)
         }
-        (protocols + 3).initialize(to: lws_protocols())
+        (protocols + 4).initialize(to: lws_protocols())
     }
 
     deinit {
-        protocols.deinitialize(count: 4)
+        protocols.deinitialize(count: 5)
         protocols.deallocate()
         for pointer in keep { free(pointer) }
     }

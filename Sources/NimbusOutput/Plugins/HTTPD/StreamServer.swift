@@ -24,7 +24,7 @@ final class StreamServer: @unchecked Sendable {
     private var titleVersion = 0
     private var stopped = false
 
-    private let listenFD: Int32
+    private let listenFDs: [Int32]
     /// A pipe that interrupts the poll when there is something to send.
     private let wakeReader: Int32
     private let wakeFD: Int32
@@ -40,28 +40,15 @@ final class StreamServer: @unchecked Sendable {
         self.name = name
         self.genre = genre
         self.website = website
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE
-        var list: UnsafeMutablePointer<addrinfo>?
-        let host = address == "any" || address.isEmpty ? nil : address
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let list else {
-            throw OutputError("httpd: cannot resolve \"\(address)\"")
+        // Bound as the MPD port is: `any` is both families, a name every address it has.
+        do {
+            listenFDs = try ListeningSocket.open(address: address.isEmpty ? "any" : address, port: port).map(\.fd)
+        } catch {
+            throw OutputError("httpd: cannot listen on \(address):\(port): \(error.description)")
         }
-        defer { freeaddrinfo(list) }
-        let fd = socket(list.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw OutputError("httpd: socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, list.pointee.ai_addr, list.pointee.ai_addrlen) == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw OutputError("httpd: cannot listen on \(address):\(port): \(reason)")
-        }
-        listenFD = fd
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
-            close(fd)
+            for fd in listenFDs { close(fd) }
             throw OutputError("httpd: pipe: \(String(cString: strerror(errno)))")
         }
         for end in ends {
@@ -126,7 +113,9 @@ final class StreamServer: @unchecked Sendable {
 
     private func run() {
         while true {
-            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+            fds += listenFDs.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let first = fds.count
             let watched = lock.withLock { () -> [Listener] in
                 for listener in listeners {
                     var events = Int16(0)
@@ -137,14 +126,14 @@ final class StreamServer: @unchecked Sendable {
                 return listeners
             }
             _ = poll(&fds, nfds_t(fds.count), 1000)
-            if fds[1].revents != 0 {
+            if fds[0].revents != 0 {
                 var scratch = [UInt8](repeating: 0, count: 256)
                 _ = scratch.withUnsafeMutableBytes { read(wakeReader, $0.baseAddress, $0.count) }
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { accept() }
+            for (index, fd) in listenFDs.enumerated() where fds[index + 1].revents & Int16(POLLIN) != 0 { accept(from: fd) }
             lock.withLock {
                 for (index, listener) in watched.enumerated() {
-                    let revents = fds[index + 2].revents
+                    let revents = fds[index + first].revents
                     if revents & Int16(POLLIN) != 0 { readRequest(listener) }
                     if revents & Int16(POLLERR | POLLHUP) != 0 { listener.state = .closed }
                     if listener.state != .closed { flush(listener) }
@@ -158,7 +147,7 @@ final class StreamServer: @unchecked Sendable {
         }
     }
 
-    private func accept() {
+    private func accept(from listenFD: Int32) {
         while true {
             let fd = Glibc.accept(listenFD, nil, nil)
             guard fd >= 0 else { return }

@@ -1,20 +1,22 @@
 import CLinux
 import Glibc
-import NimbusSupport
 
 /// Creates the non-blocking listening sockets for one `bind_to_address` value.
 ///
 /// `any` means every IPv6 and IPv4 address (two sockets, IPv6 made v6-only so both bind);
 /// an absolute path is a Unix socket, `@name` an abstract one; anything else is resolved with
 /// getaddrinfo and may give one socket per address (`localhost` → ::1 and 127.0.0.1).
-enum ListeningSocket {
-    struct Bound {
-        let fd: Int32
-        let isLocal: Bool
-        let description: String
+/// The MPD port, the web page and `/rest/`, and the httpd output all bind through here, so
+/// each listens exactly where its configuration says and logs what it really bound.
+public enum ListeningSocket {
+    public struct Bound: Sendable {
+        public let fd: Int32
+        public let isLocal: Bool
+        /// `127.0.0.1:6600`, `[::]:6600`, `/run/mpd/socket`: what was bound, as logged.
+        public let description: String
     }
 
-    static func open(address: String, port: Int) throws(SystemError) -> [Bound] {
+    public static func open(address: String, port: Int) throws(SystemError) -> [Bound] {
         if address.hasPrefix("/") || address.hasPrefix("@") {
             return [try unix(path: address)]
         }
@@ -53,8 +55,13 @@ enum ListeningSocket {
         var result: [Bound] = []
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let info = node {
-            let fd = try bindAndListen(info.pointee, label: "\(host):\(port)")
-            result.append(Bound(fd: fd, isLocal: false, description: "\(host):\(port)"))
+            do {
+                let fd = try bindAndListen(info.pointee, label: "\(host):\(port)")
+                result.append(Bound(fd: fd, isLocal: false, description: localAddress(of: fd) ?? "\(host):\(port)"))
+            } catch {
+                for bound in result { close(bound.fd) }
+                throw error
+            }
             node = info.pointee.ai_next
         }
         return result
@@ -115,20 +122,29 @@ enum ListeningSocket {
 
     /// The peer of a TCP connection as MPD logs it: `127.0.0.1:46208`, `[::1]:46208`.
     /// MPD's name for a Unix-socket client: `pid=N uid=N` from the kernel's peer credentials.
-    static func peerCredentials(of fd: Int32) -> String {
+    public static func peerCredentials(of fd: Int32) -> String {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         guard clinux_peer_credentials(fd, &pid, &uid) == 0 else { return "local socket" }
         return pid > 0 ? "pid=\(pid) uid=\(uid)" : "uid=\(uid)"
     }
 
-    static func peerAddress(of fd: Int32) -> String {
+    public static func peerAddress(of fd: Int32) -> String {
+        name(of: fd, peer: true) ?? "unknown"
+    }
+
+    /// The address a socket is bound to, written as `peerAddress` writes one: `[::]:6680`.
+    public static func localAddress(of fd: Int32) -> String? {
+        name(of: fd, peer: false)
+    }
+
+    private static func name(of fd: Int32, peer: Bool) -> String? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length) }
         }
-        guard ok == 0 else { return "unknown" }
+        guard ok == 0 else { return nil }
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let status = withUnsafePointer(to: &address) {
@@ -136,7 +152,7 @@ enum ListeningSocket {
                 getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
-        guard status == 0 else { return "unknown" }
+        guard status == 0 else { return nil }
         let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let port = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return address.ss_family == sa_family_t(AF_INET6) ? "[\(name)]:\(port)" : "\(name):\(port)"
