@@ -83,7 +83,7 @@ public enum CoverScaler {
         return frame
     }
 
-    private static func encode(_ source: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) throws(CoverError) -> [UInt8] {
+    static func encode(_ source: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) throws(CoverError) -> [UInt8] {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG), let context = avcodec_alloc_context3(codec) else {
             throw CoverError("no JPEG encoder")
         }
@@ -121,7 +121,7 @@ public enum CoverScaler {
 
     // FFmpeg's free functions take the owner's variable (and set it to nil): each handle here
     // has one owner, a `let`, released once by the `defer` beside its allocation.
-    private static func release(_ frame: UnsafeMutablePointer<AVFrame>) {
+    static func release(_ frame: UnsafeMutablePointer<AVFrame>) {
         var owner: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&owner)
     }

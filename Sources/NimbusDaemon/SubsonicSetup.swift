@@ -1,4 +1,5 @@
 import Foundation
+import NimbusArtwork
 import NimbusConfig
 import NimbusCore
 import NimbusDecoder
@@ -49,6 +50,7 @@ enum SubsonicSetup {
                 let partition = partitions.defaultPartition
                 return partition.state == .stop ? nil : partition.currentItem?.song.uri
             })
+        backend.placeholderCover = { size in CoverPlaceholder.jpeg(size: size) }
         backend.playlists = context.playlists
         backend.podcasts = podcasts
         backend.radioPlaylist = configuration.subsonic.radioPlaylist

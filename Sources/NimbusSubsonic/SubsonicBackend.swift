@@ -19,6 +19,9 @@ public struct SubsonicBackend: Sendable {
     /// A cover as JPEG scaled to `size` (nil: the original bytes, `size` 0), or nil for none.
     /// Blocking; called on a worker.
     public var cover: @Sendable (_ database: Database, _ songURI: String, _ size: Int) -> [UInt8]?
+    /// The picture for an advertised `coverArt` id that has none (JPEG of `size`, 0: the
+    /// default): clients are never answered an error where they wait for an image.
+    public var placeholderCover: @Sendable (_ size: Int) -> [UInt8] = { _ in [] }
     /// Starts an `update` (hops to the core loop); scanning state and songs in the database.
     public var startScan: @Sendable () async -> Void
     public var scanning: @Sendable () async -> Bool

@@ -182,4 +182,25 @@ final class SubsonicAPITests: XCTestCase {
         let script = "import hashlib,sys;print(hashlib.md5(b'song\\0' + sys.argv[1].encode()).hexdigest()[:16])"
         return "s" + ((try? runTool("/usr/bin/python3", ["-c", script, uri])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// 1,203 songs (more than a page of 1,000), a few albums with a cover file and the rest
+    /// without: every count a client asks is honoured up to the documented bound, and every
+    /// `coverArt` id handed out answers a picture (Scripts/subsonic_clients.py `pages`).
+    func testListsHonourTheCountsAskedAndEveryAdvertisedCoverIsAPicture() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.python), "scripts/install-python-clients has not run")
+        let scratch = TemporaryDirectory("nimbus-subsonic-pages")
+        keep.append(scratch)
+        let music = scratch.path + "/music"
+        try runTool("/usr/bin/python3", [Fixtures.repositoryRoot + "/scripts/make-corpus", music, "1203", "1"])
+        for album in ["Artist 000/Album 0000", "Artist 001/Album 0001", "Artist 002/Album 0014"] {
+            try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=red:s=96x96", "-frames:v", "1", "\(music)/\(album)/cover.jpg"])
+        }
+        let web = freePort()
+        let daemon = try ServerProcess(.nimbus, config: "web {\n    port \"\(web)\"\n}\n" + Self.user, musicDirectory: music)
+        keep.append(daemon)
+        try daemon.waitForDatabase(songs: 1203)
+        let output = try runTool(Self.python, [Self.script, String(web), "anna", "sesame", music, String(daemon.port), scratch.file("ids"), "pages"])
+        XCTAssertTrue(output.hasSuffix("ALL OK\n"), output)
+        XCTAssertTrue(output.contains("pages ok: 1203 songs"), output)
+    }
 }

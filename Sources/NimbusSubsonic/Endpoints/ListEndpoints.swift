@@ -33,7 +33,7 @@ extension SubsonicService {
             "getSongsByGenre": SubsonicEndpoint { call throws(SubsonicError) in
                 let library = call.library
                 let genre = try call.arguments.required("genre")
-                let count = try call.arguments.int("count", default: 10, range: 0...500)
+                let count = try call.arguments.count("count", default: 10)
                 let offset = try call.arguments.int("offset", default: 0, range: 0...Int(Int32.max))
                 let folder = try call.arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
                 let picked = select(library.songs.count, (offset, count)) { index in
@@ -47,7 +47,7 @@ extension SubsonicService {
             "getTopSongs": SubsonicEndpoint { call throws(SubsonicError) in
                 let library = call.library, annotations = call.annotations
                 let artist = try call.arguments.required("artist")
-                let count = try call.arguments.int("count", default: 50, range: 0...500)
+                let count = try call.arguments.count("count", default: 50)
                 let folded = SearchText.fold(artist)
                 var songs = library.songs.indices.filter { index in
                     let entry = library.songs[index]
@@ -80,7 +80,7 @@ extension SubsonicService {
     static func similarSongs(_ call: SubsonicCall, name: String) throws(SubsonicError) -> SubsonicNode {
         let library = call.library
         let id = try call.arguments.required("id")
-        let count = try call.arguments.int("count", default: 50, range: 0...500)
+        let count = try call.arguments.count("count", default: 50)
         let artistAt: Int
         if let song = library.song(id) {
             artistAt = library.albums[song.album].artistIndex
@@ -106,7 +106,7 @@ extension SubsonicService {
         guard let artist = library.artist(try call.arguments.required("id")), let at = library.artistPosition(artist.id) else {
             throw .notFound("Artist")
         }
-        let count = try call.arguments.int("count", default: 20, range: 0...100)
+        let count = try call.arguments.count("count", default: 20)
         let genres = genres(of: artist, in: library)
         var similar: [Int] = []
         if !genres.isEmpty {

@@ -20,7 +20,7 @@ extension SubsonicService {
             },
             "getNewestPodcasts": SubsonicEndpoint { call throws(SubsonicError) in
                 let podcasts = try call.podcasts()
-                let count = try call.arguments.int("count", default: 20, range: 0...500)
+                let count = try call.arguments.count("count", default: 20)
                 let statuses = podcasts.statuses()
                 let all = podcasts.channels().flatMap { channel in channel.episodes.map { (channel, $0) } }
                 let newest = all.sorted { ($0.1.published ?? 0, $0.1.uri) > ($1.1.published ?? 0, $1.1.uri) }.prefix(count)

@@ -46,7 +46,7 @@ extension SubsonicService {
         let words = words(try arguments.optional("query"))
         let folder = try arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
         func page(_ prefix: String, _ fallback: Int) throws(SubsonicError) -> (offset: Int, count: Int) {
-            (try arguments.int(prefix + "Offset", default: 0, range: 0...Int(Int32.max)), try arguments.int(prefix + "Count", default: fallback, range: 0...500))
+            (try arguments.int(prefix + "Offset", default: 0, range: 0...Int(Int32.max)), try arguments.count(prefix + "Count", default: fallback))
         }
         let artists = try page("artist", 20), albums = try page("album", 20), songs = try page("song", 20)
         let text = words.isEmpty ? nil : library.searchText
@@ -91,7 +91,7 @@ extension SubsonicService {
     static func albumList(_ call: SubsonicCall, name: String) throws(SubsonicError) -> SubsonicNode {
         let library = call.library, arguments = call.arguments
         let type = try arguments.required("type")
-        let size = try arguments.int("size", default: 10, range: 0...500)
+        let size = try arguments.count("size", default: 10)
         let offset = try arguments.int("offset", default: 0, range: 0...Int(Int32.max))
         let folder = try arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
         var order = Array(library.albums.indices)

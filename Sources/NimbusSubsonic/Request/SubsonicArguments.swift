@@ -39,6 +39,18 @@ public struct SubsonicArguments: Sendable {
         return value
     }
 
+    /// The most items one list answer carries, for every list endpoint alike (`search3`'s
+    /// counts, `getAlbumList2`'s size, `getSongsByGenre`, `getTopSongs`, …; not
+    /// `getRandomSongs`, which the API caps at 500): far above any client's page (Symfonium
+    /// pages by 500, others by 1,000), so a client that stops at the first short page sees the
+    /// whole library. It bounds one answer's memory (about 8 MB of JSON at 10,000 songs).
+    public static let pageLimit = 10_000
+
+    /// How many items a list endpoint is asked for (`name`, else `fallback`), up to `pageLimit`.
+    public func count(_ name: String, default fallback: Int) throws(SubsonicError) -> Int {
+        try int(name, default: fallback, range: 0...Self.pageLimit)
+    }
+
     /// A whole number within `range` (clamped); absent gives `fallback`; not a number is error 10.
     public func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(SubsonicError) -> Int {
         guard let text = try optional(name), !text.isEmpty else { return fallback }

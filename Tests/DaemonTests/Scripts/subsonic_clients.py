@@ -6,7 +6,8 @@ and playlists checked from the MPD side with python-mpd (and the other way round
     subsonic_clients.py PORT USER PASSWORD MUSIC_DIR MPD_PORT IDS_FILE [sync]
 
 Writes the ids a full sync saw to IDS_FILE (the caller compares them across a restart);
-with `sync`, does only that.
+with `sync`, does only that; with `pages`, checks that list endpoints honour the counts asked
+(a library of more than 1,000 songs) and that every advertised cover is a picture.
 Prints one line per check; exits non-zero with the reason on the first failure."""
 
 import hashlib
@@ -131,7 +132,44 @@ class Idle:
         return events
 
 
+def pages():
+    """Counts as clients ask them: a client paging by 1,000 sees the whole library, and every
+    `coverArt` id handed out answers a picture, whether or not the album has art."""
+    mpd = MPDClient()
+    mpd.connect("127.0.0.1", MPD_PORT)
+    total = int(mpd.stats()["songs"])
+    check(total > 1000, f"the library has {total} songs")
+    client = knuckles.Subsonic(f"127.0.0.1:{PORT}", USER, PASSWORD, "knuckles", use_https=False)
+    first = client.searching.search('""', song_count=1000, album_count=0, artist_count=0)
+    check(len(first.songs) == 1000, f"search3 songCount=1000 answered {len(first.songs)}")
+    rest = client.searching.search('""', song_count=1000, song_offset=1000, album_count=0, artist_count=0)
+    check(len(rest.songs) == total - 1000, f"the second page of 1,000 held {len(rest.songs)} of {total - 1000}")
+    check(len({s.id for s in first.songs} | {s.id for s in rest.songs}) == total, "two pages of 1,000 are not the library")
+    albums = walk(checked("getAlbumList2", type="alphabeticalByName", size=1000), ["albumList2", "album"])
+    check(len(albums) == min(1000, len(walk(checked("search3", query='""', albumCount=10000, songCount=0, artistCount=0),
+                                             ["searchResult3", "album"]))), f"getAlbumList2 size=1000 gave {len(albums)}")
+    genre = first.songs[0].genre
+    by_genre = walk(checked("getSongsByGenre", genre=genre, count=1000), ["songsByGenre", "song"])
+    in_genre = sum(1 for e in mpd.find("genre", genre) if "file" in e)
+    check(len(by_genre) == min(1000, in_genre), f"getSongsByGenre count=1000 gave {len(by_genre)} of {in_genre}")
+    check(len(walk(checked("getRandomSongs", size=1000), ["randomSongs", "song"])) == 500, "getRandomSongs is not capped at 500")
+    print(f"pages ok: {total} songs, {len(albums)} albums", flush=True)
+
+    everything = checked("search3", query='""', albumCount=10000, songCount=10000, artistCount=10000)
+    advertised = {item["coverArt"] for kind in ("artist", "album", "song")
+                  for item in walk(everything, ["searchResult3", kind]) if "coverArt" in item}
+    for art in sorted(advertised):
+        status, headers, body = http("getCoverArt", {**auth(), "id": art, "size": 64})
+        check(status == 200 and headers.get("content-type") == "image/jpeg" and body[:2] == b"\xff\xd8" and body[-2:] == b"\xff\xd9",
+              f"getCoverArt {art}: {status} {headers.get('content-type')} {body[:60]!r}")
+    check(error_code("getCoverArt", id="a" + "0" * 16) == 70, "an id never handed out is not 70")
+    print(f"covers ok: {len(advertised)} advertised, every one a picture", flush=True)
+    print("ALL OK", flush=True)
+
+
 def main():
+    if len(sys.argv) > 7 and sys.argv[7] == "pages":
+        return pages()
     mpd = MPDClient()
     mpd.connect("127.0.0.1", MPD_PORT)
     expected = sorted(entry["file"] for entry in mpd.listallinfo() if "file" in entry)
