@@ -54,6 +54,13 @@ public struct TranscodeStore: Sendable {
             }
         }
 
+        /// Replaces bytes already written (an MP3's tag, once its counts are known).
+        public func overwrite(_ bytes: [UInt8], at offset: Int64) {
+            guard !failed, fd >= 0 else { return }
+            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            if written != bytes.count { failed = true }
+        }
+
         /// The whole transcode was made: synced and handed to the cache.
         public func commit() {
             guard fd >= 0 else { return }

@@ -14,21 +14,47 @@ public final class Transcoder {
     private let decoder: any AudioDecoder
     private let converter: TranscodeConversion
     private let encoder: any StreamEncoder
+    /// Frames the encoder will be given, when known; with a rate change the resampler's last
+    /// few frames are cut or filled to it (`evensEnd`), so an MP3's tag sent first holds.
+    private let expectedFrames: Int64?
+    private let evensEnd: Bool
+    private let outputFrameBytes: Int
+    private var given: Int64 = 0
+    /// At most this many frames are cut or added at the end: more means the length was wrong.
+    static let endSlack: Int64 = 64
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }
     }
 
-    public init(decoder: any AudioDecoder, format: TranscodeFormat, kbps: Int) throws(Failure) {
+    /// `seconds`: where in the song to start (`timeOffset`); the decoder seeks there exactly,
+    /// so nothing before it is decoded.
+    public init(decoder: any AudioDecoder, format: TranscodeFormat, kbps: Int, startingAt seconds: Double = 0) throws(Failure) {
         self.decoder = decoder
         self.format = format
         self.kbps = kbps
         let input = decoder.format
         guard input.sample != .dsd, input.sampleRate > 0, input.channels > 0 else { throw Failure("cannot transcode \(input)") }
+        let start = seconds > 0 ? Int64(seconds * Double(input.sampleRate)) : 0
+        if start > 0 {
+            do {
+                try decoder.seek(toFrame: start)
+            } catch {
+                throw Failure("cannot start at \(seconds) s: \(error)")
+            }
+        }
         let channels = min(input.channels, 2)
         // Opus works in floats: it gets them straight from the converter, undithered.
         let output = AudioFormat(sampleRate: Self.rate(for: format, input: input.sampleRate), sample: format == .opus ? .float : .s16, channels: channels)
+        // What the encoder will be given, when the decoder knows the song's exact length: a
+        // changed rate makes it the same duration at the new rate (the end is evened to it).
+        expectedFrames = decoder.totalFrames.map { total in
+            let left = max(0, total - start)
+            return output.sampleRate == input.sampleRate ? left : Int64((Double(left) * Double(output.sampleRate) / Double(input.sampleRate)).rounded())
+        }
+        evensEnd = output.sampleRate != input.sampleRate
+        outputFrameBytes = output.frameBytes
         do {
             converter = try TranscodeConversion(from: input, to: output)
         } catch {
@@ -37,13 +63,19 @@ public final class Transcoder {
         do {
             switch format {
             case .opus: encoder = try FileEncoders.opus(output, kbps: kbps)
-            case .mp3: encoder = try FileEncoders.mp3(output, kbps: kbps)
+            case .mp3: encoder = try FileEncoders.mp3(output, kbps: kbps, samples: expectedFrames)
             case .aac: encoder = try AACEncoder(output, kbps: kbps)
             }
         } catch {
             throw Failure(error.description)
         }
     }
+
+    /// The transcode's exact length in bytes when it is known before the first byte (MP3 of
+    /// a song of known length): `estimateContentLength` then promises no more than it sends.
+    public var exactLength: Int64? { encoder.exactLength }
+    /// After `run`: bytes for the start of the kept file in place of those sent (see `StreamEncoder`).
+    public var finalHeader: [UInt8]? { encoder.finalHeader }
 
     /// The encoders' rates: Opus is 48 kHz only; LAME and AAC take the usual ones, anything
     /// else goes to the nearest of 44.1 and 48 kHz's families.
@@ -52,17 +84,6 @@ public final class Transcoder {
         let usual: [UInt32] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
         if usual.contains(input) { return input }
         return input % 11025 == 0 ? 44100 : 48000
-    }
-
-    /// Starts `seconds` into the song (`timeOffset`): the decoder seeks there exactly, so
-    /// nothing before it is decoded.
-    public func seek(seconds: Double) throws(Failure) {
-        guard seconds > 0 else { return }
-        do {
-            try decoder.seek(toFrame: Int64(seconds * Double(decoder.format.sampleRate)))
-        } catch {
-            throw Failure("cannot start at \(seconds) s: \(error)")
-        }
     }
 
     /// Encodes to the end, handing each piece to `sink`; false from `sink` stops at once.
@@ -86,7 +107,7 @@ public final class Transcoder {
             var failure: OutputError?
             buffer.withUnsafeBytes { raw in
                 converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(count * decoder.format.frameBytes)])) { pcm in
-                    do throws(OutputError) { encoded = try encoder.encode(pcm) } catch { failure = error }
+                    do throws(OutputError) { encoded = try encode(pcm, last: false) } catch { failure = error }
                 }
             }
             if let failure { throw Failure("encoding failed: \(failure.description)") }
@@ -96,11 +117,39 @@ public final class Transcoder {
         var tail: [UInt8] = []
         var failure: OutputError?
         converter.flush { pcm in
-            do throws(OutputError) { tail = try encoder.encode(pcm) } catch { failure = error }
+            do throws(OutputError) { tail = try encode(pcm, last: true) } catch { failure = error }
         }
+        do throws(OutputError) { tail += try evenTheEnd() } catch { failure = error }
         if let failure { throw Failure("encoding failed: \(failure.description)") }
         guard give(tail) else { return false }
         return give(encoder.finish())
+    }
+
+    /// Encodes converted PCM; at the end of a rate-changed song, what the resampler gives
+    /// beyond the expected length (a few frames) is cut.
+    private func encode(_ pcm: UnsafeRawBufferPointer, last: Bool) throws(OutputError) -> [UInt8] {
+        var pcm = pcm
+        let frames = Int64(pcm.count / outputFrameBytes)
+        if last, evensEnd, let expected = expectedFrames, given + frames > expected, given + frames - expected <= Self.endSlack {
+            let kept = Int(max(0, expected - given)) * outputFrameBytes
+            pcm = UnsafeRawBufferPointer(rebasing: pcm[..<kept])
+        }
+        given += Int64(pcm.count / outputFrameBytes)
+        return try encoder.encode(pcm)
+    }
+
+    /// Silence for the frames a rate-changed song's resampler fell short of the expected length by.
+    private func evenTheEnd() throws(OutputError) -> [UInt8] {
+        guard evensEnd, let expected = expectedFrames, given < expected, expected - given <= Self.endSlack else { return [] }
+        let silence = [UInt8](repeating: 0, count: Int(expected - given) * outputFrameBytes)
+        given = expected
+        var encoded: [UInt8] = []
+        var failure: OutputError?
+        silence.withUnsafeBytes { raw in
+            do throws(OutputError) { encoded = try encoder.encode(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return encoded
     }
 
     /// Transcoding workers run below the box's own playback: a dozen phones being served

@@ -36,14 +36,14 @@ extension SubsonicService {
         }
         let transcoder: Transcoder
         do {
-            transcoder = try Transcoder(decoder: try openDecoder(entry.uri), format: format, kbps: kbps)
-            try transcoder.seek(seconds: offset)
+            transcoder = try Transcoder(decoder: try openDecoder(entry.uri), format: format, kbps: kbps, startingAt: offset)
         } catch {
             throw SubsonicError(0, "Cannot transcode the song: \(error)")
         }
         let seconds = max(0, Double(milliseconds) / 1000 - offset)
+        // An MP3 of known length is promised exactly; other formats an estimate kept to the byte.
         let promised = try call.arguments.bool("estimateContentLength", default: false)
-            ? TranscodePlan.estimatedLength(seconds: seconds, kbps: kbps) : nil
+            ? transcoder.exactLength ?? TranscodePlan.estimatedLength(seconds: seconds, kbps: kbps) : nil
         let stream = APIStream()
         let writer = offset == 0 ? backend.transcodes?.begin(key) : nil
         let job = TranscodeJob(transcoder: transcoder, writer: writer, stream: stream, promised: promised)
@@ -68,7 +68,8 @@ extension SubsonicService {
 
 /// One transcode on its worker: the bytes go to the phone and, for a whole song, into the
 /// cache file; a promised length is kept exactly (cut, or padded with zeros past the end of
-/// the stream, which players skip). The phone going away stops the encode at once and
+/// the stream, which players skip — never needed for an MP3 whose length was known). The kept
+/// file gets the encoder's final header where it differs from what went out first. The phone going away stops the encode at once and
 /// keeps nothing.
 final class TranscodeJob: @unchecked Sendable {
     // Invariant: created on the request's worker, then touched only by the transcoding worker.
@@ -131,7 +132,12 @@ final class TranscodeJob: @unchecked Sendable {
             writer?.abandon()
             return
         }
-        if finished { writer?.commit() } else { writer?.abandon() }
+        if finished {
+            if let header = transcoder.finalHeader { writer?.overwrite(header, at: 0) }
+            writer?.commit()
+        } else {
+            writer?.abandon()
+        }
         guard !phoneGone, let promised, sent < promised else { return }
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
         while sent < promised {

@@ -10,6 +10,16 @@ public protocol StreamEncoder: AnyObject {
     func encode(_ pcm: UnsafeRawBufferPointer) throws(OutputError) -> [UInt8]
     /// The end of the stream: whatever the encoder still holds.
     func finish() -> [UInt8]
+    /// A file's exact length in bytes, known before its first byte (nil: not known).
+    var exactLength: Int64? { get }
+    /// After `finish`: bytes that belong at the file's start in place of what was sent there
+    /// (an MP3's tag, once the real counts differ from the predicted ones); nil: none.
+    var finalHeader: [UInt8]? { get }
+}
+
+extension StreamEncoder {
+    public var exactLength: Int64? { nil }
+    public var finalHeader: [UInt8]? { nil }
 }
 
 /// The encoders for one song made into a file (a transcode for a phone): constant bit rate
@@ -21,8 +31,9 @@ public enum FileEncoders {
         return encoder
     }
 
-    public static func mp3(_ format: AudioFormat, kbps: Int) throws(OutputError) -> any StreamEncoder {
-        try LameStreamEncoder(format, quality: nil, bitrate: kbps)
+    /// `samples`: how many the song will give, when known — the tag then goes out first.
+    public static func mp3(_ format: AudioFormat, kbps: Int, samples: Int64?) throws(OutputError) -> any StreamEncoder {
+        try LameStreamEncoder(format, quality: nil, bitrate: kbps, file: .some(samples))
     }
 }
 
