@@ -31,7 +31,10 @@ public struct DaemonConfiguration: Sendable {
     public var cacheSize: Int64 = 4 << 30
     /// Seconds after which cached bytes of a cloud file not whole on disk are confirmed with
     /// the server again before they are played (`cache_revalidate`; 0: before every play).
-    public var cacheRevalidate = 60
+    /// 0 by default: a file replaced on the server seconds after its head was cached would
+    /// otherwise be heard first as its old version (and then fail, as nothing may follow it);
+    /// the confirming request is the first missing block, which the player needs next anyway.
+    public var cacheRevalidate = 0
     /// Offline downloads running at once (`offline_transfers`): three keep a home line busy
     /// over added latency without starving the player's own fetches.
     public var offlineTransfers = 3

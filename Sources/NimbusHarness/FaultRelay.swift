@@ -24,10 +24,18 @@ public final class FaultRelay {
         process.waitUntilExit()
     }
 
-    /// Faults for the connections opened from now on.
-    public func setFaults(_ on: Bool, seed: Int) {
+    /// How faults are drawn: per connection (the mix the suite has always used), or per
+    /// request with `Connection: close` forced (cut 20%, stall 2 s 15%, 50 KB/s 15%, 500/503 15%).
+    public enum Mix: String, Sendable {
+        case classic, requests
+    }
+
+    /// Faults for the connections opened from now on; `rate` throttles every connection.
+    public func setFaults(_ on: Bool, seed: Int, mix: Mix = .classic, rate: Int? = nil) {
+        let throttle = rate.map { ", \"rate\": \($0)" } ?? ""
         // Atomically: the relay reads it at every connection.
-        try? Data("{\"faults\": \(on), \"seed\": \(seed)}".utf8).write(to: URL(fileURLWithPath: directory.file("control.json")), options: .atomic)
+        try? Data("{\"faults\": \(on), \"seed\": \(seed), \"mix\": \"\(mix.rawValue)\"\(throttle)}".utf8).write(
+            to: URL(fileURLWithPath: directory.file("control.json")), options: .atomic)
     }
 
     /// Connections that met a fault so far (the count file is refreshed five times a second).

@@ -305,16 +305,17 @@ final class DecoderWorker: @unchecked Sendable {
 
     /// A song that failed because its file changed on the server (the storage lists it again
     /// to tell) is opened once more from its start, so the new version plays instead of an
-    /// error until the next library update. What the old version put in the pipe and no
-    /// output read yet goes, and the new version starts from the song's start (a fresh start
-    /// for the core if nothing of it was heard).
+    /// error until the next library update — but only while no output has read any of it:
+    /// once some of the old version was heard, the new one must not follow it (a splice of
+    /// two files), so the song fails with its error and the next play is the new version.
+    /// What the old version put in the pipe and no output read goes either way.
     private func reopenIfChanged(_ item: PlayItem) -> Bool {
         guard !retried.contains(item.token), !interrupt.isPending, item.sourceChanged() else { return false }
         retried.insert(item.token)
-        let nothingHeard = pipe.dropUnread(ofToken: item.token)
+        guard pipe.dropUnread(ofToken: item.token) else { return false }
         do {
             try reopen(item, keeping: song)
-            if nothingHeard { song?.firstChunk = true }
+            song?.firstChunk = true
             return true
         } catch {
             return false

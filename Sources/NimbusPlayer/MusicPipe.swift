@@ -40,6 +40,9 @@ final class MusicPipe: @unchecked Sendable {
     /// costs few context switches (profiling showed a fifth of the time in futex wake-ups).
     private var producerWaiting = false
     private var consumersWaiting = 0
+    /// Where each of the last few songs (plays) began in the pipe: whether an output read any
+    /// of one is known even after every chunk of it was read (`dropUnread`).
+    private var tokenStarts: [(token: UInt64, sequence: Int)] = []
 
     /// The slots get their buffers when first written: a megabyte per partition that never
     /// plays (and a daemon that has not played yet) stays unallocated — it was the largest
@@ -81,6 +84,11 @@ final class MusicPipe: @unchecked Sendable {
         let index = writeSequence % slots.count
         if slots[index].bytes.count < Self.chunkBytes { slots[index].bytes = [UInt8](repeating: 0, count: Self.chunkBytes) }
         fill(&slots[index])
+        let token = slots[index].token
+        if !tokenStarts.contains(where: { $0.token == token }) {
+            if tokenStarts.count == 8 { tokenStarts.removeFirst() }
+            tokenStarts.append((token, writeSequence))
+        }
         writeSequence += 1
         // Waiting readers are woken for a song's first chunk, the end of the queue, or once a
         // few chunks are ready: an output that keeps up with decoding then wakes once per four
@@ -169,18 +177,18 @@ final class MusicPipe: @unchecked Sendable {
     }
 
     /// Removes the chunks of `token` (the song being decoded, so the last ones written) that
-    /// no output has read yet; true when none of it had been read.
+    /// no output has read yet; true when none of it had been read — by the song's first chunk
+    /// in the pipe, so a song every output has read to its last chunk counts as heard.
     func dropUnread(ofToken token: UInt64) -> Bool {
         condition.withLock {
-            let oldest = max(readSequences.values.min() ?? writeSequence, writeSequence - slots.count)
-            var first = writeSequence
-            while first > oldest, slots[(first - 1) % slots.count].token == token { first -= 1 }
+            let first = tokenStarts.last { $0.token == token }?.sequence ?? writeSequence
             let read = readSequences.values.max() ?? first
             let boundary = max(first, min(read, writeSequence))
-            guard boundary < writeSequence else { return boundary == first }
-            writeSequence = boundary
-            condition.broadcast()
-            return boundary == first
+            if boundary < writeSequence {
+                writeSequence = boundary
+                condition.broadcast()
+            }
+            return read <= first
         }
     }
 

@@ -193,7 +193,7 @@ extension CloudWebDAVTests {
         XCTAssertGreaterThanOrEqual(played, songs / 2, "most songs play their new version despite the faults")
     }
 
-    private func encode(_ wav: String, as format: String, to path: String) throws {
+    func encode(_ wav: String, as format: String, to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         switch format {
         case "flac": try runTool("flac", ["-s", "-f", "-o", path, wav])
