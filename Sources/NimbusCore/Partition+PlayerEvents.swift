@@ -38,6 +38,8 @@ extension Partition {
             guard let id = handshake.queueID(of: token) else { return }
             try? updateSong(id: id) { $0.applyStreamTags(name: name, title: title) }
             onEvents(.player)
+        case .ranDry(let output, let times):
+            home.logger.notice("output \"\(output)\" ran dry \(times) time\(times == 1 ? "" : "s") during a song: the decoder fell behind")
         }
     }
 

@@ -107,9 +107,15 @@ final class MusicPipe: @unchecked Sendable {
         case closed
     }
 
-    /// Hands the next chunk for `consumer` to `body`, waiting for one (or for a clear).
     func consume(_ consumer: Int, generation seen: Int, _ body: (Chunk) -> Void) -> Read {
+        consume(consumer, generation: seen) { chunk, _ in body(chunk) }
+    }
+
+    /// Hands the next chunk for `consumer` to `body`, waiting for one (or for a clear), with
+    /// whether the pipe was empty when the reader came for it.
+    func consume(_ consumer: Int, generation seen: Int, _ body: (Chunk, _ waited: Bool) -> Void) -> Read {
         condition.lock()
+        var waited = false
         while true {
             if closed {
                 condition.unlock()
@@ -121,6 +127,7 @@ final class MusicPipe: @unchecked Sendable {
                 return .cleared(generation: current)
             }
             if let sequence = readSequences[consumer], sequence < writeSequence { break }
+            waited = true
             consumersWaiting += 1
             condition.wait()
             consumersWaiting -= 1
@@ -131,7 +138,7 @@ final class MusicPipe: @unchecked Sendable {
             condition.unlock()
             // The slot is not reused until every reader moved past it, and this copy is gone
             // before the cursor moves, so the producer never has to copy the buffer.
-            body(chunk)
+            body(chunk, waited)
         }
         condition.withLock {
             if let current = readSequences[consumer], current == sequence, generation == seen {

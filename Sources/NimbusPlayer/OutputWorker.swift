@@ -28,6 +28,15 @@ final class OutputWorker: @unchecked Sendable {
     private var sourceFormat: AudioFormat?
     private var converter: PCMConverter?
     private var deviceFailed = false
+    /// Between a song's first chunk and its end an empty pipe may be a gap in the sound: it is
+    /// one when the wait outlasted what the device still held, that is when the output, once
+    /// fed again, has taken no more of the song than the time since it began (pauses not
+    /// counted). An output that takes audio as fast as it comes (the ALSA `file` plugin,
+    /// `sync "no"`) is always ahead of that, so its waits never count.
+    private var midSong = false
+    private var ranDry = 0
+    private var songBegan: UInt64 = 0
+    private var songSeconds = 0.0
     /// 0…100, read for every chunk (software mixer); 100 means unity.
     let volume = Atomic<Int>(100)
     /// The clock reports song starts and the end of the queue; the role can move to another
@@ -94,21 +103,33 @@ final class OutputWorker: @unchecked Sendable {
             if paused && running {
                 gate.unlock()
                 let held = openFormat != nil && output.pause()
+                let pausedAt = MonotonicClock.now()
                 gate.lock()
                 while paused && running { gate.wait() }
                 gate.unlock()
                 if held { output.resume() }
+                songBegan &+= MonotonicClock.now() &- pausedAt
                 if heardAt.load(ordering: .relaxed) != 0 { heardAt.store(MonotonicClock.now(), ordering: .relaxed) }
             } else {
                 gate.unlock()
             }
             guard gate.withLock({ running }) else { break }
-            let read = pipe.consume(id, generation: generation) { chunk in play(chunk) }
+            let read = pipe.consume(id, generation: generation) { chunk, waited in
+                // A song's first chunk or the end of the queue is news: waiting for it is no gap.
+                if waited, midSong, !chunk.first, !chunk.endOfQueue,
+                    songSeconds <= Double(MonotonicClock.now() &- songBegan) / 1e9
+                {
+                    ranDry += 1
+                }
+                play(chunk)
+            }
             switch read {
             case .chunk:
                 continue
             case .cleared(let next):
                 generation = next
+                reportRanDry()
+                midSong = false
                 if openFormat != nil { output.cancel() }
                 converter?.reset()
                 if clock {
@@ -125,7 +146,22 @@ final class OutputWorker: @unchecked Sendable {
 
     private var clock: Bool { isClock.load(ordering: .relaxed) }
 
+    /// Tells the core how often this output ran dry during the song that just ended.
+    private func reportRanDry() {
+        guard ranDry > 0 else { return }
+        events(.ranDry(output: name, times: ranDry))
+        ranDry = 0
+    }
+
     private func play(_ chunk: Chunk) {
+        if chunk.first || chunk.endOfQueue {
+            reportRanDry()
+            songBegan = MonotonicClock.now()
+            songSeconds = 0
+        }
+        if !midSong { songBegan = MonotonicClock.now() }
+        midSong = !chunk.endOfQueue
+        songSeconds += Double(chunk.count / max(1, chunk.format.frameBytes)) / Double(max(1, chunk.format.sampleRate))
         guard !deviceFailed else { return }
         if chunk.endOfQueue {
             if openFormat != nil {

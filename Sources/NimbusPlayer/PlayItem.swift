@@ -52,6 +52,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case outputFailed(name: String, message: String)
     /// A radio stream named itself or its next title.
     case tags(token: UInt64, name: String?, title: String?)
+    /// An output found the pipe empty `times` times while a song played (the decoder fell
+    /// behind: an audible gap each), reported when that song ended or playback stopped.
+    case ranDry(output: String, times: Int)
 }
 
 /// A consistent view of the player for `status`.

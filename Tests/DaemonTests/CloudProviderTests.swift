@@ -81,17 +81,16 @@ final class CloudProviderTests: XCTestCase {
     /// real time, with every frame.
     func testTokenExpiryAndADroppedConnectionMidSong() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/bin/python3"), "python3 is not installed")
-        let (emulator, _, client, capture) = try start("onedrive", paced: true)
+        let (emulator, daemon, client, capture) = try start("onedrive", paced: true)
         for index in 1...4 { XCTAssertEqual(try client.request("add \"cloud/Первый альбом/0\(index) song.flac\""), ["OK"]) }
-        let started = Date()
         XCTAssertEqual(try client.request("play"), ["OK"])
         Thread.sleep(forTimeInterval: 1)
         try emulator.expireTokens()
         try emulator.dropNextDownload(after: 20_000)
         try emulator.throttle(count: 1)
         XCTAssertTrue(client.waitForStatus("state: stop", timeout: 40), "playback did not stop")
-        let elapsed = Date().timeIntervalSince(started)
-        XCTAssertLessThan(elapsed, 12 * 1.1 + 1, "twelve seconds of music took \(elapsed) s")
+        // In real time: the paced output never found the pipe empty mid-song (the daemon says so when it does).
+        XCTAssertFalse(daemon.log.contains("output \"null\" ran dry"), daemon.log)
         let played = AudioFixtures.rampIndices(capture.bytes)
         XCTAssertEqual(played.count, 4 * 132_300)
         for song in 0..<4 {

@@ -254,10 +254,10 @@ final class CloudWebDAVTests: XCTestCase {
         try asking.send("albumart dav/b.flac 0\nping\n")
         // The cover is on its way (slowly) from the server when the other client asks.
         XCTAssertTrue(waitUntil { TCPConnections.established(toPort: server.port) >= 1 })
-        let started = Date()
         XCTAssertEqual(try other.request("ping"), ["OK"])
         XCTAssertTrue(try other.request("status").contains("state: stop"))
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.5, "the core loop is not waiting for the cover")
+        // Answered while the cover is still on its way (49 KB at 16 KB/s): the core loop did not wait for it.
+        XCTAssertTrue(try asking.isQuiet(for: 0), "the core loop is not waiting for the cover")
         XCTAssertEqual(try asking.readLine(), "size: 49152")
         XCTAssertEqual(try asking.readLine(), "binary: 49152")
         XCTAssertEqual(try asking.readBytes(49_152), cover)
@@ -292,13 +292,13 @@ final class CloudWebDAVTests: XCTestCase {
         for command in ["add dav/b.flac", "add c.wav", "play"] {
             XCTAssertEqual(try client.request(command), ["OK"], command)
         }
-        let started = Date()
-        XCTAssertTrue(waitUntil(timeout: 25) { (try? client.request("status"))?.contains("song: 1") == true })
-        let waited = Date().timeIntervalSince(started)
-        XCTAssertLessThan(waited, 20, "ten seconds of attempts, not a minute")
+        XCTAssertTrue(waitUntil(timeout: 90) { (try? client.request("status"))?.contains("song: 1") == true })
         let status = try client.request("status")
         XCTAssertTrue(status.contains { $0.hasPrefix("error: Failed to decode dav/b.flac: dav: ") }, "\(status)")
-        XCTAssertTrue(daemon.log.contains("fetch failed: dav: "), "the log names the account: \(daemon.log)")
+        // Ten seconds of attempts, not a minute: what the fetch did, from its own log line.
+        let failure = try XCTUnwrap(FetchFailure(in: daemon.log), "the log names the account: \(daemon.log)")
+        XCTAssertTrue(failure.reason.hasPrefix("past the 10 s deadline for a server out of reach: dav: "), failure.reason)
+        XCTAssertLessThanOrEqual(failure.requests, 8, "retries backing off from 0.25 s to 4 s within ten seconds")
     }
 
     /// A player waiting for bytes from a server that went away still obeys at once: a seek
@@ -328,26 +328,41 @@ final class CloudWebDAVTests: XCTestCase {
         server = nil
         XCTAssertTrue(waitUntil { !TCPConnections.isListening(port) && TCPConnections.established(toPort: port) == 0 })
 
-        var asked = Date()
+        // Each command takes effect while the player still waits on the gone server: had it
+        // waited for the server instead, the song would have failed (its 10 s deadline) first.
+        func noError() -> Bool { (try? client.request("status"))?.contains { $0.hasPrefix("error:") } == false }
         XCTAssertEqual(try client.request("seekcur 0"), ["OK"])
-        XCTAssertTrue(waitUntil(timeout: 5) { playing(0, beyond: 0.2) }, "the cached start plays again")
-        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+        XCTAssertTrue(waitUntil(timeout: 30) { playing(0, beyond: 0.2) }, "the cached start plays again")
+        XCTAssertTrue(noError(), "the seek was taken without waiting for the server")
         // It plays from the cache until it needs what the gone server never sent.
         XCTAssertTrue(waitUntil(timeout: 10) { playing(0, beyond: 1) })
 
-        asked = Date()
         XCTAssertEqual(try client.request("play 1"), ["OK"])
-        XCTAssertTrue(waitUntil(timeout: 5) { playing(1, beyond: 0.1) }, "the local song starts")
-        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+        XCTAssertTrue(waitUntil(timeout: 30) { playing(1, beyond: 0.1) }, "the local song starts")
         XCTAssertNil(try client.request("status").first { $0.hasPrefix("error:") }, "an interrupted wait is no error")
 
         XCTAssertEqual(try client.request("play 0"), ["OK"])
         XCTAssertTrue(waitUntil(timeout: 10) { playing(0, beyond: 1) })
-        asked = Date()
         XCTAssertEqual(try client.request("stop"), ["OK"])
         XCTAssertTrue(try client.request("status").contains("state: stop"))
         XCTAssertEqual(try client.request("play 1"), ["OK"])
-        XCTAssertTrue(waitUntil(timeout: 5) { playing(1, beyond: 0.1) })
-        XCTAssertLessThan(Date().timeIntervalSince(asked), 2)
+        XCTAssertTrue(waitUntil(timeout: 30) { playing(1, beyond: 0.1) })
+        XCTAssertTrue(noError(), "stop broke the wait: no error for the cloud song")
+    }
+}
+
+/// The range cache's log line for a fetch it gave up on: how many requests it made and why it
+/// stopped (`… fetch failed after 6 requests in 11.3 s, past the 10 s deadline …: ACCOUNT: …`).
+/// Tests read what the daemon did from it instead of timing the failure on a busy machine.
+struct FetchFailure {
+    let requests: Int
+    let reason: String
+
+    init?(in log: String) {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains(" fetch failed after ") }),
+            let match = line.firstMatch(of: /fetch failed after (\d+) requests? in [\d.]+ s, (.*)$/), let count = Int(match.1)
+        else { return nil }
+        requests = count
+        reason = String(match.2)
     }
 }

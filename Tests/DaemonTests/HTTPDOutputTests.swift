@@ -94,10 +94,9 @@ final class HTTPDOutputTests: XCTestCase {
         let raw = music.file("vorbis.raw")
         let listener = try listen(port: port, into: raw)
         XCTAssertTrue(waitUntil { TCPConnections.established(toPort: port) >= 2 }, "both listeners connected")
-        let start = Date()
         try playAll(client)
-        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 20))
-        XCTAssertLessThan(Date().timeIntervalSince(start), 7, "4.5 s of music took as long as the slow listener")
+        // The slow listener reads nothing at all: playback held up by it would never end.
+        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 60), "playback waited for the listener that does not read")
         XCTAssertTrue(waitForExit(listener))
         let left = AudioFixtures.leftChannel(Array(try Data(contentsOf: URL(fileURLWithPath: raw))))
         XCTAssertEqual(Double(left.count), 3 * 66_150, accuracy: 4096, "the fast listener heard all three songs")
@@ -121,16 +120,21 @@ final class HTTPDOutputTests: XCTestCase {
         var received: [UInt8] = []
         let start = Date()
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while Date().timeIntervalSince(start) < 0.3 {
+        // 44-byte WAV header, then 176,400 bytes per second of 44100:16:2.
+        func audioSeconds() -> Double? {
+            guard let end = (0..<max(0, received.count - 3)).first(where: { received[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) else { return nil }
+            return Double(received.count - end - 4 - 44) / 176_400
+        }
+        // Read until the burst is in (however long a busy machine takes), then compare what
+        // came with the time it took: the burst, then no faster than real time.
+        while (audioSeconds() ?? 0) < 1.4, Date().timeIntervalSince(start) < 30 {
             let count = buffer.withUnsafeMutableBytes { recv(late.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 { received += buffer[..<count] } else { usleep(5000) }
         }
-        guard let headerEnd = (0..<max(0, received.count - 3)).first(where: { received[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) })
-        else { return XCTFail("no HTTP answer") }
-        // 44-byte WAV header, then 176,400 bytes per second of 44100:16:2.
-        let audioSeconds = Double(received.count - headerEnd - 4 - 44) / 176_400
-        XCTAssertGreaterThan(audioSeconds, 1.4, "a burst of what was just played")
-        XCTAssertLessThan(audioSeconds, 1.5 + 0.3 + 0.25, "no more than the burst and real time")
+        let took = Date().timeIntervalSince(start)
+        let audio = try XCTUnwrap(audioSeconds(), "no HTTP answer")
+        XCTAssertGreaterThan(audio, 1.4, "a burst of what was just played")
+        XCTAssertLessThan(audio, 1.5 + took + 0.25, "no more than the burst and real time")
     }
 
     func testICYMetadataNamesEachSongAtTheAnnouncedInterval() throws {

@@ -100,4 +100,41 @@ final class PlayerEngineTests: XCTestCase {
         XCTAssertEqual(recorder.finished.wait(timeout: .now() + 10), .success)
         XCTAssertGreaterThan(Date().timeIntervalSince(start), 0.45)
     }
+
+    /// A decoder that gives 0.05 s of silence every `pause` seconds: slower than real time
+    /// when `pause` is longer.
+    private final class SlowDecoder: AudioDecoder {
+        let format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
+        let totalFrames: Int64? = 44100
+        let bitRate = 0
+        let pause: Double
+        private var left: Int64 = 44100
+        init(pause: Double) { self.pause = pause }
+        func decode(into buffer: UnsafeMutableRawBufferPointer) throws(DecoderError) -> Int {
+            guard left > 0 else { return 0 }
+            Thread.sleep(forTimeInterval: pause)
+            let frames = Int(min(left, 2205, Int64(buffer.count / 4)))
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            left -= Int64(frames)
+            return frames
+        }
+        func seek(toFrame frame: Int64) throws(DecoderError) { left = 44100 - frame }
+    }
+
+    /// An output that keeps real time and finds the pipe empty mid-song says so, once the
+    /// song is over (the daemon logs it); one the decoder keeps ahead of says nothing.
+    func testAPacedOutputTellsWhenItRanDry() throws {
+        for (pause, expectDry) in [(0.2, true), (0.0, false)] {
+            let recorder = Recorder()
+            let engine = recorder.makeEngine()
+            engine.setOutputs([])
+            engine.play(PlayItem(token: 1, queueID: 1, uri: "slow", startMilliseconds: 0, endMilliseconds: nil) { SlowDecoder(pause: pause) }, next: nil)
+            XCTAssertEqual(recorder.finished.wait(timeout: .now() + 30), .success)
+            let dry = recorder.events.withLock { $0 }.compactMap { event -> Int? in
+                if case .ranDry(_, let times) = event { return times }
+                return nil
+            }
+            XCTAssertEqual(!dry.isEmpty, expectDry, "pause \(pause): \(recorder.events.withLock { $0 })")
+        }
+    }
 }

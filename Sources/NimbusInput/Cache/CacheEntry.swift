@@ -241,10 +241,15 @@ public final class CacheEntry: @unchecked Sendable {
         let unreachableDeadline = Date().addingTimeInterval(10)
         var progressed = false
         var failure: InputError?
+        /// How the fetch ended, for the log: requests made and why it stopped trying.
+        var requests = 0
+        var givenUp = ""
+        let started = Date()
         /// errno of a failed write to the data file (the disk is full): the fetch stops at once.
         var writeError: Int32 = 0
         while position < job.range.upperBound, !job.isCancelled {
             counters.request()
+            requests += 1
             let requested = MonotonicClock.now()
             condition.withLock { job.requestedAt = requested }
             var remote: RemoteError?
@@ -283,13 +288,17 @@ public final class CacheEntry: @unchecked Sendable {
                     failure = InputError("\(key.account): the file changed on the server")
                     break
                 }
-                guard remote.kind == .transient, Date() < (remote.unreachable && !progressed ? unreachableDeadline : deadline) else {
+                let outOfReach = remote.unreachable && !progressed
+                guard remote.kind == .transient, Date() < (outOfReach ? unreachableDeadline : deadline) else {
                     // Named once: a provider's message may name the account itself.
                     failure = InputError(remote.message.hasPrefix(key.account + ": ") ? remote.message : "\(key.account): \(remote.message)")
+                    givenUp = remote.kind != .transient ? "not to be retried"
+                        : outOfReach ? "past the 10 s deadline for a server out of reach" : "past the \(job.purpose <= .seek ? 60 : 30) s deadline"
                     break
                 }
             } else if position < job.range.upperBound, !job.isCancelled, Date() >= deadline {
                 failure = InputError("\(key.account): the server ended the transfer early")
+                givenUp = "past the \(job.purpose <= .seek ? 60 : 30) s deadline"
                 break
             }
             if position < job.range.upperBound, !job.isCancelled {
@@ -299,7 +308,10 @@ public final class CacheEntry: @unchecked Sendable {
             }
         }
         if position > journalStart { makeDurable(journalStart..<position, of: job) }
-        if let failure { cache?.fetchFailed(failure, purpose: job.purpose) }
+        if let failure {
+            let how = givenUp.isEmpty ? "" : String(format: " after %d request%@ in %.1f s, %@", requests, requests == 1 ? "" : "s", Date().timeIntervalSince(started), givenUp)
+            cache?.fetchFailed(failure, purpose: job.purpose, how: how)
+        }
         condition.withLock {
             job.finished = true
             job.error = failure

@@ -28,8 +28,10 @@ public final class RangeCache: Sendable {
     static let idleEntries = 64
 
     /// A fetch gave up: the message names the account, for whoever reads the log.
-    func fetchFailed(_ error: InputError, purpose: FetchPurpose) {
-        logger.error("\(purpose.name) fetch failed: \(error.message)")
+    /// `how`: the requests made and why the fetch stopped trying (the tests read it, rather
+    /// than timing the failure on a busy machine).
+    func fetchFailed(_ error: InputError, purpose: FetchPurpose, how: String = "") {
+        logger.error("\(purpose.name) fetch failed\(how): \(error.message)")
     }
 
     /// Cached bytes of an incomplete file confirmed with the server longer ago than this
