@@ -63,4 +63,14 @@ static inline long long clinux_thread_slice(void) {
 #include <sys/prctl.h>
 static inline int clinux_name_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+// The calling thread on one CPU (core >= 0) or on every CPU (core < 0): sched_setaffinity
+// is _GNU_SOURCE only. The bench puts its client on the daemons' core, as on a one-core board.
+#include <sched.h>
+extern int sched_setaffinity(int pid, size_t size, const void *mask);
+static inline int clinux_pin_thread(int core) {
+    unsigned long long mask[16];
+    memset(mask, core < 0 ? 0xff : 0, sizeof mask);
+    if (core >= 0 && core < 1024) mask[core / 64] = 1ULL << (core % 64);
+    return sched_setaffinity(0, sizeof mask, mask);
+}
 #endif

@@ -1,6 +1,7 @@
 import NimbusModel
 import Foundation
 import Glibc
+import NimbusArtwork
 import NimbusConfig
 import NimbusCore
 import NimbusDecoder
@@ -281,7 +282,9 @@ public final class Daemon {
         }
         guard configuration.web.enabled else { return }
         do {
-            web = try WebServer(settings: settings, logger: logger.domain("web"), covers: covers.source) { peer in
+            // The home-screen icons as PNG (drawn once, ~10 ms), beside the page's own files.
+            let icons = [192, 512].compactMap { size in AppIcon.png(size: size).map { (name: "icon-\(size).png", bytes: $0) } }
+            web = try WebServer(settings: settings, assets: WebAssets.standard.adding(icons), logger: logger.domain("web"), covers: covers.source) { peer in
                 var fds: [Int32] = [-1, -1]
                 guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0
                 else { return nil }

@@ -50,10 +50,12 @@ public final class ServerProcess {
     /// `cpu` pins the daemon to one core (through taskset) so benchmarks compare like with like.
     /// `nullOutput`: whether the config starts with a paced `null` output (the default, so
     /// both daemons keep real time); `environment` is added to the daemon's environment
-    /// (ALSA_CONFIG_PATH for the `file` plugin).
+    /// (ALSA_CONFIG_PATH for the `file` plugin); `executable` runs another build of the daemon
+    /// (the bench compares `make run`'s with `make deb`'s).
     public init(
         _ kind: Kind, config body: String = "", extraArguments: [String] = [], waitForReady: Bool = true, cpu: Int? = nil,
-        musicDirectory: String? = nil, nullOutput: Bool = true, environment: [String: String] = [:], launchNow: Bool = true
+        musicDirectory: String? = nil, nullOutput: Bool = true, environment: [String: String] = [:], launchNow: Bool = true,
+        executable: String? = nil
     ) throws {
         directory = TemporaryDirectory(kind == .nimbus ? "nimbus-daemon" : "mpd-reference")
         port = freePort()
@@ -82,11 +84,12 @@ public final class ServerProcess {
         outputPath = directory.file("stderr")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let arguments = ["--no-daemon"] + extraArguments + [configPath]
+        let program = executable ?? kind.executable
         if let cpu {
             launchExecutable = "/usr/bin/taskset"
-            launchArguments = ["-c", String(cpu), kind.executable] + arguments
+            launchArguments = ["-c", String(cpu), program] + arguments
         } else {
-            launchExecutable = kind.executable
+            launchExecutable = program
             launchArguments = arguments
         }
         self.environment = environment

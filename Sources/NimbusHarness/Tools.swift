@@ -36,6 +36,7 @@ public func runTool(
 
 public struct ToolFailure: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Interleaved signed 16-bit stereo sine samples, the shape every fixture starts from.

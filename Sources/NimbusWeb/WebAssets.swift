@@ -12,8 +12,10 @@ public struct WebAssets: Sendable {
         public let bytes: [UInt8]
         public let gzipped: [UInt8]?
         public let etag: String
-        /// `index.html` is asked again each visit (it names what it loads); the rest is kept.
-        public var cacheControl: String { name == "index.html" ? "no-cache" : "max-age=86400" }
+        /// Every file is asked again each visit, answered `304 Not Modified` by its ETag while
+        /// it is the same: kept for a day instead, an upgraded daemon's page ran a day-old
+        /// module beside its new `index.html` (the modules are loaded by plain names).
+        public var cacheControl: String { "no-cache" }
     }
 
     public let assets: [String: Asset]
@@ -23,6 +25,7 @@ public struct WebAssets: Sendable {
         for (name, bytes) in files {
             let type = Self.type(of: name)
             let text = type.hasPrefix("text/") || type.hasPrefix("application/javascript") || type.hasPrefix("image/svg")
+                || type.hasPrefix("application/manifest+json")
             let gzipped = text ? Self.gzip(bytes).flatMap { $0.count < bytes.count ? $0 : nil } : nil
             assets[name] = Asset(name: name, type: type, bytes: bytes, gzipped: gzipped, etag: "\"\(Self.fnv(bytes))\"")
         }
@@ -39,7 +42,13 @@ public struct WebAssets: Sendable {
         ("podcasts.js", PackageResources.podcasts_js), ("phones.js", PackageResources.phones_js),
         ("equalizer.js", PackageResources.equalizer_js),
         ("style.css", PackageResources.style_css), ("icon.svg", PackageResources.icon_svg),
+        ("manifest.webmanifest", PackageResources.manifest_webmanifest),
     ])
+
+    /// These files and `more` (the PNG icons the daemon draws at start).
+    public func adding(_ more: [(name: String, bytes: [UInt8])]) -> WebAssets {
+        WebAssets(assets.values.map { ($0.name, $0.bytes) } + more)
+    }
 
     /// The asset a request path names: `/` is the page, `/NAME` one of its files; anything
     /// else (other folders, `..`, encoded tricks) is nil.
@@ -64,6 +73,7 @@ public struct WebAssets: Sendable {
         case "svg": return "image/svg+xml"
         case "png": return "image/png"
         case "json": return "application/json"
+        case "webmanifest": return "application/manifest+json"
         default: return "application/octet-stream"
         }
     }

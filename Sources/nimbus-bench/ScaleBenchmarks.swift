@@ -35,6 +35,17 @@ struct ScaleBenchmarks {
         }
         let pair = DaemonPair(nimbus: started[.nimbus]!, mpd: started[.mpd]!)
         addMemory(pair, state: "after a full update", into: &report)
+        // What a user who fixes tags and rescans keeps: an update that finds nothing, then a rescan.
+        for daemon in [pair.nimbus, pair.mpd] {
+            for command in ["update", "rescan"] {
+                let client = try daemon.connect(timeout: 60)
+                _ = try client.request(command)
+                guard waitUntil(timeout: 1800, { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false }) else {
+                    throw ToolFailure(description: "\(command) did not end")
+                }
+            }
+        }
+        addMemory(pair, state: "after a no-change update and a rescan", into: &report)
         for daemon in [pair.nimbus, pair.mpd] {
             try daemon.restart()
             try daemon.waitForDatabase(songs: songs)
@@ -65,7 +76,7 @@ struct ScaleBenchmarks {
                 better: .lower))
         addMemory(pair, state: "whole library queued", into: &report)
 
-        CommandCost(pair: pair, quick: quick, core: cpu).run(into: &report)
+        try CommandCost.everyWay(pair: pair, quick: quick, core: cpu, into: &report)
         WakeUp(pair: pair, samples: quick ? 30 : 300).run(into: &report)
         withExtendedLifetime(corpus) {}
     }
@@ -92,70 +103,6 @@ private func settledMemory(_ pid: Int32) -> (rss: Double, anonymous: Double) {
         last = now
     }
     return last
-}
-
-/// Round trips and the server's CPU per command for `ping`, `status` and `currentsong`, one
-/// after another and in `command_list_ok_begin` batches of 100 (the goal: 1.25× MPD's
-/// round trips, 0.8× its CPU).
-struct CommandCost {
-    let pair: DaemonPair
-    let quick: Bool
-    /// The core the daemons are pinned to; the floor loop runs there too.
-    let core: Int
-
-    func run(into report: inout BenchReport) {
-        for daemon in [pair.nimbus, pair.mpd] {
-            // A current song, stopped: `currentsong` and `status` answer in full, nothing plays.
-            let client = try! daemon.connect()
-            for line in ["addid \"ZZ Long/long.flac\" 0", "play 0", "stop"] { _ = try! client.request(line) }
-        }
-        let single = quick ? 2_000 : 20_000
-        let batches = quick ? 50 : 500
-        for command in ["ping", "status", "currentsong"] {
-            var cpu: [ServerProcess.Kind: [Double]] = [:]
-            let floor = command == "ping" ? try? RunningFloor(cpu: core) : nil
-            let rate = pair.measure { daemon -> Double in
-                let client = try! daemon.connect()
-                let before = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier)
-                let elapsed = seconds { for _ in 0..<single { _ = try! client.request(command) } }
-                cpu[daemon === pair.mpd ? .mpd : .nimbus, default: []].append(
-                    (ProcessStats.cpuMicroseconds(daemon.process.processIdentifier) - before) / Double(single))
-                if daemon === pair.mpd { floor?.measure(commands: single) }
-                return Double(single) / elapsed
-            }
-            report.add(Figure(name: "\(command) round trips", unit: "/s", nimbus: rate.0, mpd: rate.1, better: .higher, goal: 1.25))
-            report.add(Figure(name: "  server CPU per \(command)", unit: "µs", nimbus: median(cpu[.nimbus]!), mpd: median(cpu[.mpd]!), better: .lower, goal: 0.8))
-            if let floor {
-                // Not Nimbus: the bare recv/send loop against MPD, where the goal would start.
-                // The first round of each is a warm-up, as in `measure`.
-                report.add(
-                    Figure(name: "  floor (bare epoll loop) round trips", unit: "/s", nimbus: median(Array(floor.rates.dropFirst())), mpd: rate.1,
-                        better: .higher, goal: 1.25))
-                report.add(
-                    Figure(name: "  floor (bare epoll loop) CPU per ping", unit: "µs", nimbus: median(Array(floor.costs.dropFirst())),
-                        mpd: median(cpu[.mpd]!), better: .lower, goal: 0.8))
-            }
-            let batch = "command_list_ok_begin\n" + String(repeating: command + "\n", count: 100) + "command_list_end\n"
-            var listCPU: [ServerProcess.Kind: [Double]] = [:]
-            let listRate = pair.measure { daemon -> Double in
-                let client = try! daemon.connect()
-                let before = ProcessStats.cpuMicroseconds(daemon.process.processIdentifier)
-                let elapsed = seconds {
-                    for _ in 0..<batches {
-                        try! client.send(batch)
-                        _ = try! client.readResponse()
-                    }
-                }
-                listCPU[daemon === pair.mpd ? .mpd : .nimbus, default: []].append(
-                    (ProcessStats.cpuMicroseconds(daemon.process.processIdentifier) - before) / Double(batches * 100))
-                return Double(batches * 100) / elapsed
-            }
-            report.add(Figure(name: "\(command) in lists of 100", unit: "/s", nimbus: listRate.0, mpd: listRate.1, better: .higher, goal: 1.25))
-            report.add(
-                Figure(name: "  server CPU per \(command) in a list", unit: "µs", nimbus: median(listCPU[.nimbus]!), mpd: median(listCPU[.mpd]!),
-                    better: .lower, goal: 0.8))
-        }
-    }
 }
 
 /// Time from a player command on one connection to `changed: player` on a connection idling

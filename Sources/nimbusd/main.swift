@@ -14,7 +14,7 @@ if CommandLine.arguments.first.map({ ($0 as NSString).lastPathComponent }) == "n
 
 signal(SIGPIPE, SIG_IGN)
 raiseDescriptorLimit()
-Heap.limitArenas(2)
+Heap.limitArenas(1)
 
 /// Each client is a descriptor; lift the soft limit to the hard one so a busy server is not
 /// stopped at 1024 connections by default settings.

@@ -22,7 +22,7 @@ final class WebEqualizerTests: XCTestCase {
         XCTAssertEqual(result["selected"] as? String, "HD 600")
         XCTAssertNotNil(result["dragged"] as? String, "dragging moved the band")
         XCTAssertNotNil(result["typed"] as? String, "typing set the gain")
-        for key in ["bypass", "crossfeed", "added", "removed", "followed"] { XCTAssertEqual(result[key] as? Bool, true, key) }
+        for key in ["bypass", "crossfeed", "added", "askedToRemove", "removed", "followed"] { XCTAssertEqual(result[key] as? Bool, true, key) }
         withExtendedLifetime(daemon) {}
     }
 }

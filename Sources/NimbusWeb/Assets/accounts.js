@@ -1,7 +1,7 @@
 // Cloud accounts: their health (listaccounts), "Add account" drawn from accounttypes, the
 // sign-in the daemon runs (a code to enter, an address to open, a code or a password to give
 // back), sign out, remove. The `account` idle event says when a sign-in is done.
-import { $, h, quote } from './ui.js';
+import { $, h, quote, confirmAction, humanError } from './ui.js';
 import { t } from './strings.js';
 
 export class Accounts {
@@ -20,7 +20,8 @@ export class Accounts {
     if (this.signingIn) {
       const account = accounts.find((entry) => entry.account === this.signingIn);
       if (account && account.signin !== 'waiting') {
-        $('signin').replaceChildren(h('p', { role: 'status', text: account.signin === 'signed in' ? t('signedIn') : account.signin_problem || account.signin }));
+        const done = account.signin === 'signed in';
+        $('signin').replaceChildren(h('p', { role: done ? 'status' : 'alert', text: done ? t('signedIn') : humanError(account.signin_problem || account.signin, t) }));
         if (account.signin === 'signed in') this.onSignedIn(account.account);
         this.signingIn = null;
       }
@@ -32,12 +33,16 @@ export class Accounts {
     const needsSignIn = !['signed in', 'not needed'].includes(account.signin);
     return h('li', { class: 'account' },
       h('div', { class: 'row-main' },
-        h('strong', { text: account.account }), ` (${account.type}) — ${account.state}`,
+        h('strong', { text: account.account }), ` (${t(`kind_${account.type}`) === `kind_${account.type}` ? account.type : t(`kind_${account.type}`)}) — ${humanError(account.state, t)}`,
         account.user ? h('div', { class: 'muted', text: account.user }) : null,
         h('div', { class: 'muted', text: `${account.songs} ${t('songs')}` })),
       needsSignIn ? h('button', { text: t('signIn'), onclick: () => this.signIn(account.account) }) : null,
-      !needsSignIn && account.signin !== 'not needed' ? h('button', { text: t('signOut'), onclick: () => this.run(`signout ${quote(account.account)}`) }) : null,
-      account.origin === 'client' ? h('button', { text: t('remove'), onclick: () => this.run(`removeaccount ${quote(account.account)}`) }) : null,
+      !needsSignIn && account.signin !== 'not needed' ? h('button', { text: t('signOut'), 'aria-label': `${t('signOut')} ${account.account}`, onclick: async () => {
+        if (await confirmAction(t('confirmSignOut', { name: account.account }), t('signOut'), t('cancel'))) await this.run(`signout ${quote(account.account)}`);
+      } }) : null,
+      account.origin === 'client' ? h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${account.account}`, onclick: async () => {
+        if (await confirmAction(t('confirmRemoveAccount', { name: account.account }), t('remove'), t('cancel'))) await this.run(`removeaccount ${quote(account.account)}`);
+      } }) : null,
     );
   }
 
@@ -50,27 +55,41 @@ export class Accounts {
         else if (key === 'needs' || key === 'accepts') this.types[this.types.length - 1][key].push(value);
       }
     }
-    const select = h('select', { id: 'account-type', 'aria-label': t('type') },
-      ...this.types.map((type) => h('option', { value: type.type, text: type.type })));
+    // Each kind of account by its name, with a line saying what it is and what to have ready;
+    // each setting by what it means to a person, not by its key.
+    const select = h('select', { id: 'account-type', 'aria-label': t('accountKind') },
+      ...this.types.map((type) => h('option', { value: type.type, text: t(`kind_${type.type}`) === `kind_${type.type}` ? type.type : t(`kind_${type.type}`) })));
+    const help = h('p', { class: 'muted account-help', 'aria-live': 'polite' });
     const fields = h('div', { id: 'account-fields' });
     const draw = () => {
       const type = this.types.find((entry) => entry.type === select.value);
-      fields.replaceChildren(...type.needs.concat(type.accepts).map((key) => h('label', {}, key,
-        h('input', { name: key, required: type.needs.includes(key) ? true : null, 'aria-label': key }))));
+      const about = t(`help_${type.type}`);
+      help.textContent = about === `help_${type.type}` ? '' : about;
+      fields.replaceChildren(...type.needs.concat(type.accepts).map((key) => {
+        const label = t(`field_${key}`), hint = t(`hint_${key}`);
+        return h('label', {}, label === `field_${key}` ? key : label,
+          h('input', { name: key, required: type.needs.includes(key) ? true : null, 'aria-label': label === `field_${key}` ? key : label,
+            placeholder: hint === `hint_${key}` ? null : hint, type: key === 'url' ? 'url' : 'text', autocomplete: 'off' }));
+      }));
     };
     select.addEventListener('change', draw);
+    const problem = h('p', { role: 'alert', class: 'form-problem' });
     const form = h('form', { class: 'account-form' },
-      h('label', {}, t('name'), h('input', { name: 'name', required: true, pattern: '[^/.][^/]*', 'aria-label': t('name') })),
-      h('label', {}, t('type'), select), fields, h('button', { type: 'submit', text: t('create') }));
+      h('label', {}, t('accountName'), h('input', { name: 'name', required: true, pattern: '[^\\/.][^\\/]*', 'aria-label': t('accountName'), placeholder: t('hint_name') })),
+      h('label', {}, t('accountKind'), select), help, fields, problem, h('button', { type: 'submit', text: t('create') }));
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const data = new FormData(form);
       const settings = [...data.entries()].filter(([key, value]) => key !== 'name' && value).map(([key, value]) => `${quote(key)} ${quote(value)}`);
       const name = data.get('name');
-      if (await this.run(`addaccount ${quote(name)} ${quote(select.value)} ${settings.join(' ')}`) !== null) {
-        form.remove();
-        await this.signIn(name);
+      try {
+        await this.mpd.command(`addaccount ${quote(name)} ${quote(select.value)} ${settings.join(' ')}`);
+      } catch (error) {
+        problem.textContent = humanError(error.message, t);
+        return;
       }
+      form.remove();
+      await this.signIn(name);
     });
     draw();
     $('signin').replaceChildren(form);
@@ -81,7 +100,7 @@ export class Accounts {
     try {
       prompt = await this.mpd.record(`signin ${quote(name)}`);
     } catch (error) {
-      $('signin').replaceChildren(h('p', { role: 'alert', text: error.message }));
+      $('signin').replaceChildren(h('p', { role: 'alert', text: humanError(error.message, t) }));
       return;
     }
     this.signingIn = name;
@@ -114,7 +133,7 @@ export class Accounts {
         try {
           await this.mpd.command(`${command} ${quote(name)} ${quote(input.value)}`);
         } catch (error) {
-          box.append(h('p', { role: 'alert', text: error.message }));
+          box.append(h('p', { role: 'alert', text: humanError(error.message, t) }));
         }
       });
       box.append(form);

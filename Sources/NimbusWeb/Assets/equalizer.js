@@ -3,7 +3,7 @@
 // pasted AutoEq / Equalizer APO text — all through the daemon's eq* commands, so what the page
 // shows is what every other client sees. The curve is the RBJ cookbook response the daemon
 // runs, computed here at the output's usual 48 kHz.
-import { $, h, quote } from './ui.js';
+import { $, h, quote, confirmAction } from './ui.js';
 import { t } from './strings.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -133,15 +133,18 @@ export class Equalizer {
     curve.setAttribute('class', 'curve');
     curve.id = 'eq-curve-line';
     svg.append(curve);
+    // Each point is a 44-pixel touch target (whatever width the curve is drawn at), with a
+    // small solid dot at its centre.
+    const scale = ($('eq-curve').clientWidth || WIDTH) / WIDTH;
     bands.forEach((band, index) => {
+      const at = { cx: x(band.fc), cy: y(['PK', 'LSC', 'HSC'].includes(band.type) ? band.gain : 0) };
+      const centre = document.createElementNS(SVG, 'circle');
+      for (const [key, value] of Object.entries({ ...at, r: 6 / scale, class: 'band-dot' })) centre.setAttribute(key, value);
       const dot = document.createElementNS(SVG, 'circle');
-      dot.setAttribute('cx', x(band.fc));
-      dot.setAttribute('cy', y(['PK', 'LSC', 'HSC'].includes(band.type) ? band.gain : 0));
-      dot.setAttribute('r', 7);
-      dot.setAttribute('class', 'band');
+      for (const [key, value] of Object.entries({ ...at, r: 22 / scale, class: 'band' })) dot.setAttribute(key, value);
       dot.dataset.band = String(index + 1);
-      dot.addEventListener('pointerdown', (event) => this.drag(event, svg, index, dot));
-      svg.append(dot);
+      dot.addEventListener('pointerdown', (event) => this.drag(event, svg, index, dot, centre));
+      svg.append(centre, dot);
     });
     $('eq-curve').replaceChildren(svg);
     $('eq-bands').replaceChildren(...bands.map((band, index) => this.row(band, index + 1)));
@@ -149,7 +152,7 @@ export class Equalizer {
 
   /// Dragging a point moves the band's frequency (across) and gain (up and down); the band
   /// is sent once, when the point is let go.
-  drag(event, svg, index, dot) {
+  drag(event, svg, index, dot, centre) {
     event.preventDefault();
     const band = { ...this.preset.bands[index] };
     const box = svg.getBoundingClientRect();
@@ -158,8 +161,10 @@ export class Equalizer {
       const py = Math.max(0, Math.min(HEIGHT, (moved.clientY - box.top) * HEIGHT / box.height));
       band.fc = Math.round(frequencyAt(px));
       if (['PK', 'LSC', 'HSC'].includes(band.type)) band.gain = Math.round(((HEIGHT / 2 - py) * RANGE / (HEIGHT / 2)) * 10) / 10;
-      dot.setAttribute('cx', x(band.fc));
-      dot.setAttribute('cy', y(band.gain));
+      for (const point of [dot, centre]) {
+        point.setAttribute('cx', x(band.fc));
+        point.setAttribute('cy', y(band.gain));
+      }
     };
     const up = () => {
       window.removeEventListener('pointermove', move);
@@ -180,6 +185,8 @@ export class Equalizer {
       h('select', { 'aria-label': t('eqType'), onchange: (event) => this.setBand(number, { ...band, type: event.target.value }) },
         ...TYPES.map((type) => h('option', { value: type, text: t('eqType_' + type), selected: type === band.type }))),
       field('fc', { min: 10, max: 24000, step: 1 }), field('gain', { min: -30, max: 30, step: 0.1 }), field('q', { min: 0.1, max: 20, step: 0.01 }),
-      h('button', { text: t('remove'), onclick: () => this.change(`eqband ${quote(this.presetName)} ${number} delete`) }));
+      h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${number}`, onclick: async () => {
+        if (await confirmAction(t('confirmRemoveBand', { number }), t('remove'), t('cancel'))) await this.change(`eqband ${quote(this.presetName)} ${number} delete`);
+      } }));
   }
 }

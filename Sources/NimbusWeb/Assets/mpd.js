@@ -1,6 +1,9 @@
 // An MPD client over the page's WebSocket: command lines go out as they are, answers come back
 // as MPD writes them (key: value lines, `binary: N` chunks, OK or ACK). Between commands the
-// client idles, so changes arrive as they happen; no polling.
+// client idles, so changes arrive as they happen; no polling. A dropped connection (the daemon
+// restarted, a phone left Wi-Fi or slept) fails every command under way, says so at once, and
+// is tried again with a growing pause until the daemon answers; then `open` tells the page to
+// read everything again.
 export class MPD extends EventTarget {
   /// `subsystems`: what the idle between commands waits for (Nimbus's `account` and
   /// `offline` are sent only to clients that name them).
@@ -8,32 +11,75 @@ export class MPD extends EventTarget {
     super();
     this.url = url;
     this.idleLine = subsystems ? `idle ${subsystems}\n` : 'idle\n';
-    this.pending = [];    // commands waiting for their answers, in order
+    this.pending = [];    // commands waiting for their answers, in order (and the idle)
     this.queued = [];     // commands not yet sent (sent after an idle ends)
     this.idling = false;
+    this.connected = false;
     this.buffer = new Uint8Array(0);
     this.decoder = new TextDecoder();
+    this.retryDelay = 0;
   }
 
+  /// Connects once; resolves at the greeting, rejects when the daemon cannot be reached.
   connect() {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url, 'mpd');
+      let socket;
+      try {
+        socket = new WebSocket(this.url, 'mpd');
+      } catch (error) {
+        reject(error);
+        return;
+      }
       socket.binaryType = 'arraybuffer';
       this.socket = socket;
-      this.greeted = resolve;
+      this.buffer = new Uint8Array(0);
+      this.idling = false;
+      this.stopping = false;
+      this.idleRefused = false;
+      this.greeted = () => { this.connected = true; this.retryDelay = 0; resolve(); };
       socket.onerror = () => reject(new Error('cannot reach nimbusd'));
       socket.onmessage = (event) => this.receive(new Uint8Array(event.data));
       socket.onclose = () => {
-        for (const entry of this.pending.concat(this.queued)) entry.reject(new Error('connection closed'));
-        this.pending = [];
-        this.queued = [];
-        this.dispatchEvent(new Event('close'));
+        if (this.socket !== socket) return;
+        const wasConnected = this.connected;
+        this.connected = false;
+        this.socket = null;
+        this.greeted = null;
+        this.failAll(new Error('the connection to the box was lost'));
+        if (wasConnected) this.dispatchEvent(new Event('close'));
+        reject(new Error('cannot reach nimbusd'));
       };
     });
   }
 
+  /// Connects, and keeps connecting after every loss: the first try at once, then after 0.5,
+  /// 1, 2, 4 … 10 seconds. `open` is dispatched each time the daemon answers again.
+  keepConnected() {
+    const attempt = async () => {
+      try {
+        await this.connect();
+        this.dispatchEvent(new Event('open'));
+      } catch {
+        this.retryDelay = Math.min(10000, this.retryDelay ? this.retryDelay * 2 : 500);
+        this.dispatchEvent(new CustomEvent('retry', { detail: this.retryDelay }));
+        setTimeout(attempt, this.retryDelay);
+      }
+    };
+    this.addEventListener('close', () => { this.retryDelay = 500; setTimeout(attempt, 0); });
+    return attempt();
+  }
+
+  /// Every command sent or waiting fails (the idle marker has nothing to fail).
+  failAll(error) {
+    const entries = this.pending.concat(this.queued);
+    this.pending = [];
+    this.queued = [];
+    for (const entry of entries) if (entry.reject) entry.reject(error);
+  }
+
   /// One command; resolves with its fields ([key, value] pairs) and binary data, rejects with the ACK.
   command(line) {
+    if (!this.connected && !this.greeted) return Promise.reject(new Error('not connected to the box'));
     return new Promise((resolve, reject) => {
       this.queued.push({ line, resolve, reject });
       this.flush();

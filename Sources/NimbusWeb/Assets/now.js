@@ -23,12 +23,14 @@ export function setIcon(button, name) {
 export class NowPlaying {
   constructor(mpd, run) {
     this.mpd = mpd;
+    this.run = run;
     this.status = {};
     this.shownAt = 0;
     this.seeking = false;
     for (const button of document.querySelectorAll('[data-icon]')) setIcon(button, button.dataset.icon);
     $('toggle').addEventListener('click', () => run(this.status.state === 'play' ? 'pause 1' : 'play'));
     $('mini-toggle').addEventListener('click', () => run(this.status.state === 'play' ? 'pause 1' : 'play'));
+    $('mini-next').addEventListener('click', () => run('next'));
     $('next').addEventListener('click', () => run('next'));
     $('previous').addEventListener('click', () => run('previous'));
     $('volume').addEventListener('change', (event) => run(`setvol ${event.target.value}`));
@@ -45,6 +47,12 @@ export class NowPlaying {
     requestAnimationFrame(tick);
   }
 
+  /// The connection is gone: what was shown stays, but nothing moves as if it still played.
+  connectionLost() {
+    this.status = { ...this.status, state: 'unknown' };
+    this.showElapsed();
+  }
+
   async refreshStatus() {
     this.status = await this.mpd.record('status');
     this.shownAt = performance.now();
@@ -53,6 +61,7 @@ export class NowPlaying {
       setIcon($(id), playing ? 'pause' : 'play');
       $(id).setAttribute('aria-label', t(playing ? 'pause' : 'play'));
     }
+    if (this.listening && 'mediaSession' in navigator) navigator.mediaSession.playbackState = playing ? 'playing' : 'paused';
     $('volume').value = status.volume ?? 0;
     $('volume').disabled = status.volume === undefined || status.volume === '-1';
     for (const option of ['random', 'repeat', 'single', 'consume']) $(option).setAttribute('aria-pressed', String(status[option] === '1'));
@@ -73,6 +82,29 @@ export class NowPlaying {
     $('artist').textContent = song.Artist || '';
     $('album').textContent = song.Album || '';
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
+    this.song = song;
+    this.showMediaSession();
+  }
+
+  /// While this browser plays an httpd stream (*Listen here*), the phone's lock screen and
+  /// notification show the song, its cover and play/pause/next, which drive the box.
+  showMediaSession() {
+    if (!('mediaSession' in navigator)) return;
+    if (!this.listening) { navigator.mediaSession.metadata = null; return; }
+    const song = this.song || {};
+    const size = 512;
+    navigator.mediaSession.metadata = new MediaMetadata({
+      title: song.Title || song.Name || (song.file || '').split('/').pop() || 'Nimbus', artist: song.Artist || '', album: song.Album || '',
+      artwork: song.file ? [{ src: new URL(coverURL({ uri: song.file }, size), location.href).href, sizes: `${size}x${size}`, type: 'image/jpeg' }] : [],
+    });
+    navigator.mediaSession.playbackState = this.status.state === 'play' ? 'playing' : 'paused';
+    if (this.sessionHandlers) return;
+    this.sessionHandlers = true;
+    const act = (line) => () => this.run(line);
+    navigator.mediaSession.setActionHandler('play', () => { $('listen-audio').play().catch(() => {}); this.run('play'); });
+    navigator.mediaSession.setActionHandler('pause', act('pause 1'));
+    navigator.mediaSession.setActionHandler('nexttrack', act('next'));
+    navigator.mediaSession.setActionHandler('previoustrack', act('previous'));
   }
 
   /// The mini player (cover, title, play/pause; a tap opens Now playing) on every other page.
@@ -158,9 +190,10 @@ export class NowPlaying {
   listen(stream) {
     const audio = $('listen-audio');
     this.listening = stream ? stream.name : null;
-    if (!stream) { audio.pause(); audio.removeAttribute('src'); audio.load(); return; }
+    if (!stream) { audio.pause(); audio.removeAttribute('src'); audio.load(); this.showMediaSession(); return; }
     audio.src = `${location.protocol}//${location.hostname}:${stream.port}/`;
     audio.play().catch((error) => { $('problem').textContent = error.message; });
+    this.showMediaSession();
   }
 
   /// The sleep timer: what is chosen, and the time left counted down between updates.

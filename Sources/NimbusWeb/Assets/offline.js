@@ -1,7 +1,7 @@
 // Offline: the cache's room against cache_size; every pin with its state, songs done of
 // total, bytes, speed and time left; its songs with their own progress (opened on demand);
 // pause, resume, retry, remove. Progress arrives through the `offline` idle event.
-import { $, h, quote, bytes, songName } from './ui.js';
+import { $, h, quote, bytes, songName, confirmAction } from './ui.js';
 import { t } from './strings.js';
 
 export class Offline {
@@ -70,7 +70,9 @@ export class Offline {
             onclick: () => this.run(`${paused ? 'resumepin' : 'pausepin'} ${quote(name)}`) }),
         pin.state === 'failed' ? h('button', { text: t('retry'), 'aria-label': `${t('retry')} ${name}`, onclick: () => this.run(`retrypin ${quote(name)}`) }) : null,
         pin.configured ? null : h('button', { text: t('unpin'), 'aria-label': `${t('unpin')} ${name}`,
-          onclick: () => this.run(`${playlist ? 'unpinplaylist' : 'unpin'} ${quote(name)}`) })),
+          onclick: async () => {
+            if (await confirmAction(t('confirmUnpin', { name }), t('unpin'), t('cancel'))) await this.run(`${playlist ? 'unpinplaylist' : 'unpin'} ${quote(name)}`);
+          } })),
     );
   }
 

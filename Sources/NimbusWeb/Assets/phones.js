@@ -2,7 +2,7 @@
 // `subsonicusers`, `subsonicuseradd`, `subsonicuserdelete`, `subsonickeyadd`,
 // `subsonickeydelete` on the MPD port. Shown only to a session allowed to run them (admin);
 // a new key is shown once, here, and never again.
-import { $, h, quote } from './ui.js';
+import { $, h, quote, confirmAction } from './ui.js';
 import { t } from './strings.js';
 
 export class Phones {
@@ -42,9 +42,15 @@ export class Phones {
   row(user) {
     const keys = [];
     const actions = [h('button', { text: t('newKey'), onclick: () => this.addKey(user.user) })];
-    if (user.origin !== 'config') actions.push(h('button', { text: t('remove'), onclick: () => this.change(`subsonicuserdelete ${quote(user.user)}`) }));
+    if (user.origin !== 'config') {
+      actions.push(h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${user.user}`, onclick: async () => {
+        if (await confirmAction(t('confirmRemoveUser', { name: user.user }), t('remove'), t('cancel'))) await this.change(`subsonicuserdelete ${quote(user.user)}`);
+      } }));
+    }
     for (const id of user.keys) keys.push(h('li', {}, h('span', { text: t('key', { id }) }),
-      h('button', { text: t('revoke'), onclick: () => this.change(`subsonickeydelete ${id}`) })));
+      h('button', { text: t('revoke'), onclick: async () => {
+        if (await confirmAction(t('confirmRevoke'), t('revoke'), t('cancel'))) await this.change(`subsonickeydelete ${id}`);
+      } })));
     return h('li', {}, h('div', { class: 'row-main' }, h('strong', { text: user.user }), h('span', { class: 'muted', text: ` ${user.permissions}` })),
       h('div', { class: 'row-actions' }, ...actions), keys.length ? h('ul', { class: 'rows' }, ...keys) : '');
   }

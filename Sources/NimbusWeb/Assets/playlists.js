@@ -1,6 +1,6 @@
 // Stored playlists: open one to see its songs, load it into the queue, rename or delete it;
 // keep its cloud songs offline; the queue saved as a new one.
-import { $, h, quote, songName } from './ui.js';
+import { $, h, quote, songName, confirmAction } from './ui.js';
 import { t } from './strings.js';
 
 export class Playlists {
@@ -31,7 +31,9 @@ export class Playlists {
       h('button', { text: t('load'), 'aria-label': `${t('load')} ${name}`, onclick: () => this.run(`load ${quote(name)}`) }),
       h('button', { text: t('rename'), 'aria-label': `${t('rename')} ${name}`, onclick: () => this.rename(name) }),
       h('button', { text: '↓', 'aria-label': `${t('keepOffline')} ${name}`, onclick: () => this.run(`pinplaylist ${quote(name)}`) }),
-      h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${name}`, onclick: () => this.run(`rm ${quote(name)}`) }),
+      h('button', { text: t('remove'), 'aria-label': `${t('remove')} ${name}`, onclick: async () => {
+        if (await confirmAction(t('confirmDeletePlaylist', { name }), t('remove'), t('cancel'))) await this.run(`rm ${quote(name)}`);
+      } }),
     );
   }
 

@@ -1,7 +1,7 @@
 // Podcasts: subscribe by a feed's address, the shows with their episode and new counts (and
 // why a refresh failed), how many of the newest to keep offline, refresh, unsubscribe; a show opens as its folder in the Library,
 // where episodes show where they resume (▶) and which were played (✓).
-import { $, h, quote } from './ui.js';
+import { $, h, quote, coverURL, confirmAction } from './ui.js';
 import { t } from './strings.js';
 
 export class Podcasts {
@@ -51,13 +51,19 @@ export class Podcasts {
     if (Number(show.new)) details.push(t('newEpisodes', { count: show.new }));
     if (show.error) details.push(`${t('refreshFailed')}: ${show.error}`);
     return h('li', { class: 'podcast' },
+      h('img', { class: 'row-cover', alt: '', loading: 'lazy', src: coverURL({ uri: `podcasts/${name}` }, Math.round(48 * (window.devicePixelRatio || 1))),
+        onload: (event) => { event.target.hidden = event.target.naturalWidth <= 1; } }),
       h('button', { class: 'row-main', 'aria-label': `${t('open')} ${name}`, onclick: () => this.openFolder(`podcasts/${name}`) },
         h('strong', { text: name }), h('div', { class: 'muted', text: details.join(' · ') })),
       this.keepPicker(name, Number(show.keep || 0)),
       h('button', { class: 'row-action', text: '↻', 'aria-label': `${t('refresh')} ${name}`,
         onclick: async () => { await this.run(`podcastrefresh ${quote(name)}`); await this.refresh(); } }),
       h('button', { class: 'row-action', text: '×', 'aria-label': `${t('unsubscribe')} ${name}`,
-        onclick: async () => { await this.run(`podcastunsubscribe ${quote(name)}`); await this.refresh(); } }),
+        onclick: async () => {
+          if (!await confirmAction(t('confirmUnsubscribe', { name }), t('unsubscribe'), t('cancel'))) return;
+          await this.run(`podcastunsubscribe ${quote(name)}`);
+          await this.refresh();
+        } }),
     );
   }
 }

@@ -46,3 +46,45 @@ export function coverURL(what, size) {
   const query = new URLSearchParams({ ...what, size: String(size), v: libraryVersion });
   return `/cover?${query.toString().replace(/\+/g, '%20')}`;
 }
+
+/// Asks before something that cannot be taken back (a playlist deleted, a show unsubscribed):
+/// a dialog naming the action; true when the person confirms.
+export function confirmAction(question, action, cancel = 'Cancel') {
+  return new Promise((resolve) => {
+    const dialog = h('dialog', { class: 'confirm', 'aria-label': question },
+      h('p', { text: question }),
+      h('div', { class: 'options' },
+        h('button', { value: 'no', text: cancel, onclick: () => dialog.close('no') }),
+        h('button', { value: 'yes', class: 'danger', text: action, onclick: () => dialog.close('yes') })));
+    dialog.addEventListener('close', () => { dialog.remove(); resolve(dialog.returnValue === 'yes'); });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+let snackTimer = null;
+/// A short note at the bottom of the screen; with `undo`, a button that takes the action back
+/// (a cleared queue, a removed song), for eight seconds.
+export function notify(text, undo = null, undoLabel = 'Undo') {
+  const bar = $('snackbar');
+  clearTimeout(snackTimer);
+  bar.replaceChildren(h('span', { text }),
+    undo ? h('button', { text: undoLabel, onclick: async () => { bar.hidden = true; await undo(); } }) : null);
+  bar.hidden = false;
+  snackTimer = setTimeout(() => { bar.hidden = true; }, undo ? 8000 : 4000);
+}
+
+/// An error as a person reads it: the daemon's ACKs are already sentences, but what a server
+/// answered is often a bare status ("PROPFIND /: HTTP 501"); those are said in words.
+export function humanError(message, words) {
+  const text = String(message || '');
+  const status = text.match(/HTTP (\d{3})/);
+  if (status) {
+    const code = Number(status[1]);
+    const known = { 401: 'refused', 403: 'refused', 404: 'notFound', 405: 'notWebDAV', 501: 'notWebDAV', 500: 'serverFailed', 502: 'serverFailed', 503: 'serverFailed' };
+    if (known[code]) return words(`error_${known[code]}`, { code });
+  }
+  if (/could(n't| not) (connect|resolve)|unreachable|refused the connection|Connection refused/i.test(text)) return words('error_unreachable');
+  if (/timed? ?out/i.test(text)) return words('error_timeout');
+  return text;
+}

@@ -4,7 +4,7 @@ import socket
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
@@ -44,7 +44,14 @@ def click(driver, selector, how=By.CSS_SELECTOR, seconds=10):
         try:
             elements = driver.find_elements(how, selector)
             if elements:
-                elements[0].click()
+                # In the middle of the screen, as a person scrolls to it: not under the bar
+                # and mini player fixed at the bottom of a phone's screen.
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", elements[0])
+                try:
+                    elements[0].click()
+                except ElementClickInterceptedException:
+                    # Under a note that is still on screen (the snackbar): tapped through it.
+                    driver.execute_script("arguments[0].click()", elements[0])
                 return True
         except StaleElementReferenceException:
             pass

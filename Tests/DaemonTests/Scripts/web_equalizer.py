@@ -79,6 +79,9 @@ try:
     driver.find_element(By.ID, "eq-add-band").click()
     result["added"] = wait(lambda: len(export("HD 600")) == 4, 10)
     click("#eq-bands li[data-band='3'] button")
+    # Asked first, as every removal is.
+    result["askedToRemove"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "dialog[open]"), 10))
+    chromium_click(driver, "//dialog[@open]//button[text()='Remove']", By.XPATH)
     result["removed"] = wait(lambda: len(export("HD 600")) == 3, 10)
     driver.save_screenshot(os.path.join(artifacts, "equalizer.png"))
 

@@ -55,12 +55,12 @@ def share_scenario():
     result["fingerprint"] = wait(lambda: text_of(".signin-box .fingerprint"), 20)
     box = element(By.CSS_SELECTOR, ".signin-box input[type='password']")
     box.send_keys(secret)
-    element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    click(".signin-box button[type='submit']")
     # The form is not sent while "It is the same key" is unticked.
     result["heldBack"] = driver.execute_script("return !document.querySelector('.signin-box form').checkValidity()")
     driver.save_screenshot(os.path.join(artifacts, "share-signin-360.png"))
-    element(By.CSS_SELECTOR, ".signin-box label input[type='checkbox']").click()
-    element(By.CSS_SELECTOR, ".signin-box button[type='submit']").click()
+    click(".signin-box label input[type='checkbox']")
+    click(".signin-box button[type='submit']")
     result["signedIn"] = bool(wait(lambda: "Signed in" in text_of("#signin"), 30))
     result["libraryShowsAccount"] = bool(wait(lambda: location_is("#library") and "Album" in text_of("#library-list li"), 30))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
@@ -78,7 +78,7 @@ def cloud_scenario():
     click("button[aria-label='Keep offline Album']")
     driver.get(page + "#offline")
     result["pinCompleted"] = bool(wait(lambda: "%s/Album — completed" % cloud in text_of("#pin-list li"), 60))
-    element(By.CSS_SELECTOR, "button[aria-label='Songs %s/Album']" % cloud).click()
+    click("button[aria-label='Songs %s/Album']" % cloud)
     result["pinSongs"] = wait(lambda: driver.execute_script(
         "return [...document.querySelectorAll('.pin-songs li')].filter((row) => row.textContent.includes('completed')"
         " && row.querySelector('progress').value === row.querySelector('progress').max).length || null"))
@@ -107,7 +107,9 @@ def login_scenario():
 
 
 def location_is(hash_):
-    return driver.execute_script("return location.hash") == hash_
+    """The page is HASH (or a view inside it: `#library/folders/dav` is the library)."""
+    here = driver.execute_script("return location.hash")
+    return here == hash_ or here.startswith(hash_ + "/")
 
 
 def click(selector, how=By.CSS_SELECTOR):
@@ -120,7 +122,7 @@ def go(name):
         shown = [link for link in driver.find_elements(By.CSS_SELECTOR, selector) if link.is_displayed()]
         if shown:
             return shown[0].click()
-    element(By.CSS_SELECTOR, "#tabbar a[href='#more']").click()
+    click("#tabbar a[href='#more']")
     shown = wait(lambda: [link for link in driver.find_elements(By.CSS_SELECTOR, "#more a[href='#%s']" % name) if link.is_displayed()])
     if not shown:
         raise RuntimeError("no link to %s under More" % name)
@@ -130,11 +132,11 @@ def go(name):
 def library_scenario():
     """The album grid with covers the daemon scaled, an album's page, artists and genres."""
     go("library")
-    album = "#library-list .tile button[aria-label='First Light — Alpha Band']"
+    album = "#library-list .tile a[aria-label='First Light — Alpha Band']"
     element(By.CSS_SELECTOR, album)
     result["albumTiles"] = len(driver.find_elements(By.CSS_SELECTOR, "#library-list .tile"))
     result["gridCover"] = wait(lambda: driver.execute_script(
-        "const image = document.querySelector(\"#library-list .tile button[aria-label='First Light — Alpha Band'] img\");"
+        "const image = document.querySelector(\"#library-list .tile a[aria-label='First Light — Alpha Band'] img\");"
         "if (!image.complete || !image.naturalWidth) return null;"
         "const entry = performance.getEntriesByName(image.currentSrc)[0];"
         "return [image.naturalWidth, image.naturalHeight, entry ? entry.encodedBodySize : -1];"))
@@ -151,23 +153,29 @@ def library_scenario():
     length = len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")])
     click("button[aria-label='Add First Light']")
     result["albumAdded"] = wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("file: ")]) - length or None)
-    element(By.CSS_SELECTOR, "#library-views button[data-view='artists']").click()
+    click("#library-views button[data-view='artists']")
     result["artists"] = wait(lambda: "Alpha Band" in text_of("#library-list li") and text_of("#library-list li"))
-    element(By.CSS_SELECTOR, "#library-views button[data-view='genres']").click()
-    result["genres"] = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list li button") and text_of("#library-list li"))
-    click("#library-list li button")
+    click("#library-views button[data-view='genres']")
+    result["genres"] = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list li a") and text_of("#library-list li"))
+    click("#library-list li a")
     result["genreAlbums"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#library-list .tile")))
+
+
+def row_action(position, label):
+    """Opens a queue row's ⋯ menu and chooses LABEL in it."""
+    click("#queue-list li[aria-posinset='%d'] button[aria-label^='Actions for']" % position)
+    click("//dialog[@open]//button[text()='%s']" % label, By.XPATH)
 
 
 def queue_edits():
     """Edits made in the page reach the daemon: priority, move, remove."""
     wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#queue-list li[aria-posinset='2']"))
     ids = [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]
-    click("#queue-list li[aria-posinset='2'] button[aria-label^='Priority']")
+    row_action(2, "Priority")
     result["prioritySet"] = bool(wait(lambda: any(line == "Prio: 255" for line in mpd("playlistid %s" % ids[1])[0])))
-    click("#queue-list li[aria-posinset='2'] button[aria-label^='Move up']")
+    row_action(2, "Move up")
     result["movedUp"] = bool(wait(lambda: [line.split(": ")[1] for line in mpd("playlistinfo")[0] if line.startswith("Id: ")][:2] == [ids[1], ids[0]]))
-    click("#queue-list li[aria-posinset='%d'] button[aria-label^='Remove']" % len(ids))
+    row_action(len(ids), "Remove")
     result["removed"] = bool(wait(lambda: len([line for line in mpd("playlistinfo")[0] if line.startswith("Id: ")]) == len(ids) - 1))
 
 
@@ -247,12 +255,12 @@ def basic_scenario():
     driver.save_screenshot(os.path.join(artifacts, "now-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
 
-    element(By.XPATH, "//div[@id='outputs']/button[text()='null']").click()
+    click("//div[@id='outputs']/button[text()='null']", By.XPATH)
     result["outputSwitched"] = bool(wait(lambda: "outputenabled: 0" in mpd("outputs")[0]))
-    element(By.XPATH, "//div[@id='outputs']/button[@aria-pressed='false']").click()
+    click("//div[@id='outputs']/button[@aria-pressed='false']", By.XPATH)
     result["outputBack"] = bool(wait(lambda: "outputenabled: 1" in mpd("outputs")[0]))
 
-    element(By.CSS_SELECTOR, "button[aria-label='Play']").click()
+    click("button[aria-label='Play']")
     result["played"] = bool(wait(lambda: "state: play" in mpd("status")[0]))
     result["pauseShown"] = bool(wait(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Pause']")))
     # The keyboard, as on a desktop: space pauses and plays again.
@@ -314,7 +322,7 @@ def basic_scenario():
     wait(lambda: element(By.ID, "phones").is_displayed())
     element(By.ID, "phone-name").send_keys("page user")
     element(By.ID, "phone-password").send_keys('pa"ss')
-    element(By.CSS_SELECTOR, "#phone-add button").click()
+    click("#phone-add button")
     result["phoneUserAdded"] = bool(wait(lambda: "user: page user" in mpd("subsonicusers")[0]))
     result["phoneUserShown"] = bool(wait(lambda: "page user" in text_of("#phone-list")))
     click("#phone-list li button")
