@@ -1,3 +1,4 @@
+import Glibc
 /// The command table's index by name, looked up with the request's bytes.
 ///
 /// A `[String: Int]` needed a string made of every request's command word and SipHash over
@@ -42,7 +43,10 @@ struct CommandIndex: Sendable {
                 let command = Int(slots[slot])
                 if command < 0 { return nil }
                 let range = bounds[command]
-                if range.count == word.count, word.elementsEqual(names[range]) { return command }
+                // memcmp: the generic `elementsEqual` over a slice was 2% of a `ping` in a list (perf).
+                if range.count == word.count, range.isEmpty || memcmp(word.baseAddress!, names.baseAddress! + range.lowerBound, range.count) == 0 {
+                    return command
+                }
                 slot = (slot + 1) & mask
             }
         }
