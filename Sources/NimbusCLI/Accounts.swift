@@ -14,14 +14,14 @@ struct Accounts {
         switch words.dropFirst().first {
         case nil: return list()
         case "add":
-            guard words.count == 4 else { Console.fail("CLI.usage: nimbus accounts add NAME TYPE [--KEY VALUE]…  (nimbus accounts types lists them)") }
+            guard words.count == 4 else { Console.fail("usage: nimbus accounts add NAME TYPE [--KEY VALUE]…  (nimbus accounts types lists them)") }
             let settings = options.settings.map { DaemonLink.quoted($0.key) + " " + DaemonLink.quoted($0.value) }
             let link = DaemonLink.required(options)
             _ = link.fields((["addaccount", DaemonLink.quoted(words[2]), DaemonLink.quoted(words[3])] + settings).joined(separator: " "), failing: "cannot add \(words[2])")
             Console.say("Added \(words[2]). Sign in with: nimbus authorize \(words[2])")
             return 0
         case "remove":
-            guard words.count == 3 else { Console.fail("CLI.usage: nimbus accounts remove NAME") }
+            guard words.count == 3 else { Console.fail("usage: nimbus accounts remove NAME") }
             _ = DaemonLink.required(options).fields("removeaccount " + DaemonLink.quoted(words[2]), failing: "cannot remove \(words[2])")
             Console.say("Removed \(words[2]): its songs, pins, cached bytes and sign-in are gone.")
             return 0

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import NimbusXML
 
 /// `nimbus podcasts add URL…|remove NAME…|list|refresh [NAME]|import FILE.opml|export`: the
@@ -86,15 +87,13 @@ struct Podcasts {
             for child in element.children { collect(child, into: &urls) }
         }
         let root = try XMLDocument.parse(bytes)
-        guard root.name == "opml" else { throw NotOPML(description: "not an OPML file (<\(root.name)>)") }
+        guard root.name == "opml" else { throw NotOPML("not an OPML file (<\(root.name)>)") }
         var urls: [String] = []
         collect(root, into: &urls)
         return urls
     }
 
-    struct NotOPML: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias NotOPML = DomainError<Podcasts>
 
     static func opml(_ shows: [[String: String]]) -> String {
         func escaped(_ text: String) -> String {

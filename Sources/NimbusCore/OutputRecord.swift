@@ -1,5 +1,6 @@
 import NimbusModel
 import NimbusOutput
+import NimbusPCM
 import NimbusPlayer
 import NimbusSupport
 
@@ -16,6 +17,8 @@ public final class OutputRecord {
     /// `outputset` attributes, in the order MPD prints them.
     public internal(set) var attributes: [(name: String, value: String)]
     let make: @Sendable () -> any AudioOutput
+    /// The output's own filter stages, made anew for each thread that plays it.
+    var filters: @Sendable () -> [any Filter] = { [] }
     /// The equalizer, balance and crossfeed the output's thread runs; the sound library sets it.
     public let sound = SoundChain()
     private var mixer: Mixer
@@ -58,6 +61,7 @@ public final class OutputRecord {
         self.init(
             id: id, configuration: configuration, attributes: definition.attributes,
             hardwareMixer: definition.hardwareMixer?(), explicitHardware: explicitMixer, make: definition.make)
+        filters = definition.filters
     }
 
     /// What stays in a partition's list when the output moves to another partition: MPD's
@@ -73,7 +77,7 @@ public final class OutputRecord {
     public var isPlaceholder: Bool { plugin == "dummy" }
 
     var slot: PlayerEngine.OutputSlot {
-        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, sound: sound, make: make)
+        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, sound: sound, filters: filters, make: make)
     }
 
     /// The level the player applies to this output's samples (100 unless software mixing).

@@ -51,7 +51,7 @@ public final class Partition {
         self.name = name
         self.home = home
         let reference = PartitionReference()
-        engine = PlayerEngine { event in
+        engine = PlayerEngine(rates: home.rates) { event in
             Task { @CoreActor in reference.partition?.handle(event) }
         }
         self.reference = reference

@@ -1,5 +1,6 @@
 import NimbusDecoder
 import NimbusModel
+import NimbusPCM
 import NimbusPlayer
 import NimbusSupport
 
@@ -15,6 +16,8 @@ public final class PartitionSet {
     /// adds its own `replay_gain_mode`.
     public let replayGain: ReplayGainSettings
     public let maxQueueLength: Int
+    /// The configured resampler (`resampler` block), for every player's conversions.
+    public let rates: RateConversion
     /// Seconds the sleep timer fades the sound before it pauses (`sleep_fade`).
     public var sleepFade: Double = 10
     /// Resume positions of long songs; nil: none kept.
@@ -27,14 +30,15 @@ public final class PartitionSet {
 
     public init(
         idle: IdleBus, songs: any SongOpening, replayGain: ReplayGainSettings = ReplayGainSettings(),
-        maxQueueLength: Int = 16384, logger: Logger = .silent
+        rates: RateConversion = .standard, remoteTagWork: BlockingWork = BlockingWork(name: "remote-tags", limit: 2), maxQueueLength: Int = 16384, logger: Logger = .silent
     ) {
         self.idle = idle
         self.logger = logger
         self.songs = songs
         self.replayGain = replayGain
         self.maxQueueLength = maxQueueLength
-        remoteTags = RemoteTags(songs: songs)
+        self.rates = rates
+        remoteTags = RemoteTags(songs: songs, workers: remoteTagWork)
         all = [Partition(name: "default", home: self)]
         remoteTags.arrived = { [unowned self] uri, result in
             for partition in self.all { partition.remoteTagsArrived(uri, result) }

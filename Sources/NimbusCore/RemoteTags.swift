@@ -11,7 +11,7 @@ import NimbusSupport
 @CoreActor
 final class RemoteTags {
     private let songs: any SongOpening
-    private let workers = BlockingWork(limit: 2)
+    private let workers: BlockingWork
     private var known: [String: ScanResult] = [:]
     private var knownOrder: [String] = []
     private var scanning: Set<String> = []
@@ -21,7 +21,10 @@ final class RemoteTags {
     /// Remembered scans beyond this are forgotten oldest first.
     static let capacity = 4096
 
-    init(songs: any SongOpening) { self.songs = songs }
+    init(songs: any SongOpening, workers: BlockingWork) {
+        self.songs = songs
+        self.workers = workers
+    }
 
     /// What is known of `uri`, else a scan is started and nil returned.
     func lookup(_ song: Song) -> ScanResult? {

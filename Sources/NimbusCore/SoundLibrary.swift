@@ -1,5 +1,6 @@
 import Foundation
 import NimbusOutput
+import NimbusPCM
 import NimbusSupport
 
 /// Equalizer presets and what each output's sound chain does. Presets are Equalizer APO text

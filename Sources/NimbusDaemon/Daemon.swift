@@ -9,6 +9,7 @@ import NimbusInput
 import NimbusLibrary
 import NimbusOffline
 import NimbusOutput
+import NimbusPCM
 import NimbusPodcasts
 import NimbusProtocol
 import NimbusServer
@@ -35,6 +36,8 @@ public final class Daemon {
     let offline: OfflineDownloads
     let accountManager: CloudAccountManager
     let podcasts: PodcastManager
+    /// Every pool of blocking work, declared in one place (`Executors`) and handed out below.
+    let executors = Executors()
     private var watcher: LibraryWatcher?
     /// Token files written or removed behind the daemon's back (a sign-in, a sign-out).
     private var credentialWatch: FileWatch?
@@ -75,16 +78,17 @@ public final class Daemon {
             cache: RangeCache(
                 directory: configuration.cacheDirectory + "/ranges", budget: configuration.cacheSize,
                 revalidateAfter: .seconds(configuration.cacheRevalidate), logger: logger.domain("cache")),
-            stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"))
+            stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"), work: executors.commands)
         mounted = MountedStorage(
             root: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks))
         library = MusicLibrary(
             storage: mounted, registry: decoders, musicDirectory: configuration.musicDirectory,
             databasePath: configuration.databaseFile, logger: logger.domain("update"))
         let songs = SongSources(storage: mounted, registry: decoders, http: HTTPFiles(accounts: cloud))
-        ResamplerSettings.current = configuration.resampler
         partitions = PartitionSet(
-            idle: idle, songs: songs, replayGain: Self.replayGain(configuration), maxQueueLength: configuration.maxPlaylistLength,
+            idle: idle, songs: songs, replayGain: Self.replayGain(configuration), rates: .soxr(configuration.resampler),
+            remoteTagWork: executors.remoteTags,
+            maxQueueLength: configuration.maxPlaylistLength,
             logger: logger.domain("player"))
         partitions.sleepFade = Double(configuration.sleepFade)
         partitions.keepState(
@@ -109,7 +113,7 @@ public final class Daemon {
         offline = OfflineDownloads(
             storage: mounted, budget: configuration.cacheSize, cacheDirectory: configuration.cacheDirectory + "/ranges",
             path: Self.parent(configuration.stateFile) + "/offline", transfers: configuration.offlineTransfers, configured: configured,
-            logger: logger.domain("offline")
+            work: executors.commands, logger: logger.domain("offline")
         ) { @CoreActor in
             idle.emit(.offline)
         }
@@ -124,12 +128,13 @@ public final class Daemon {
             relay.daemon?.shutdown(reason: "kill command")
         }
         services.offline = offline
+        services.commandWork = executors.commands
         services.accounts = accountManager
         let http = HTTPFiles(accounts: cloud)
         podcasts = PodcastManager(
             shows: PodcastShows(path: configuration.stateFile + ".podcasts", http: http, logger: logger.domain("podcasts")), http: http,
             mounted: mounted, library: library, offline: offline, interval: configuration.podcastRefreshInterval,
-            logger: logger.domain("podcasts"))
+            work: executors.podcasts, logger: logger.domain("podcasts"))
         services.podcasts = podcasts
         services.sound = SoundLibrary(
             presetsDirectory: Self.parent(configuration.stateFile) + "/presets", choicesFile: configuration.stateFile + ".sound",
@@ -266,15 +271,16 @@ public final class Daemon {
         }
         let server = server, library = library
         // Covers over HTTP carry no session: they are served only where anyone may read.
-        let covers = WebCovers(logger: logger.domain("web")) { @CoreActor in
+        let covers = WebCovers(workers: executors.covers, logger: logger.domain("web")) { @CoreActor in
             server.context.settings.defaultPermissions.contains(.read) ? (library.database, server.context.songs) : nil
         }
         // The API's users can be managed (MPD-port commands) even while no port serves it.
         if configuration.subsonic.enabled {
             let service = SubsonicSetup.service(
                 configuration: configuration, server: server, library: library, mounted: mounted, covers: covers, partitions: partitions,
-                cache: cloud.cache, logger: logger.domain("subsonic"),
-                podcasts: SubsonicPodcastSetup.podcasts(podcasts, offline: offline, mounted: mounted, context: server.context))
+                cache: cloud.cache, executors: executors, logger: logger.domain("subsonic"),
+                podcasts: SubsonicPodcastSetup.podcasts(
+                    podcasts, offline: offline, mounted: mounted, context: server.context, work: executors.podcasts))
             settings.api = service.handler
             if let port = configuration.subsonic.port {
                 subsonicWeb = SubsonicSetup.ownPort(port, settings: settings, configuration: configuration, logger: logger.domain("subsonic"))
@@ -364,9 +370,4 @@ public final class Daemon {
 @CoreActor
 private final class KillRelay {
     weak var daemon: Daemon?
-}
-
-/// The daemon's own version (the protocol version is `ProtocolVersion.current`).
-public enum Version {
-    public static let string = "0.1.0"
 }

@@ -23,12 +23,15 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
     private let interval: Double
     private let stopped = NSCondition()
     private var stopping = false
+    /// Where forgetting an episode's bytes runs (finding its cache entry may ask the server).
+    private let work: BlockingWork
 
     @CoreActor
     init(
         shows: PodcastShows, http: HTTPFiles, mounted: MountedStorage, library: MusicLibrary, offline: OfflineDownloads, interval: Int,
-        logger: Logger
+        work: BlockingWork, logger: Logger
     ) {
+        self.work = work
         self.shows = shows
         self.offline = offline
         self.mounted = mounted
@@ -87,7 +90,7 @@ final class PodcastManager: PodcastControl, @unchecked Sendable {
         show.played = (show.played ?? []) + [parts[2]]
         applyKeep(show)
         let storage = storage, file = parts[1] + "/" + parts[2], logger = logger
-        DispatchQueue.global(qos: .utility).async {
+        work.submit {
             storage.offlineFile(file)?.discard()
             logger.info("podcast: forgot the bytes of \(file), heard to its end")
         }

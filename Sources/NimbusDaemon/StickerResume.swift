@@ -1,5 +1,6 @@
 import Foundation
 import NimbusCore
+import NimbusModel
 import NimbusServer
 import NimbusStickers
 import NimbusSupport
@@ -22,16 +23,14 @@ final class StickerResume: ResumeStore {
     /// Any client may write the sticker: a value that is not a sane number of seconds (NaN,
     /// inf, 1e300) is no position rather than a trap.
     func position(of uri: String) -> Int? {
-        guard let stickers = context.stickers, let value = try? stickers.get(type: "song", uri: uri, name: "elapsed"),
-            let seconds = Double(value), seconds.isFinite, seconds > 0, seconds < 1e9
-        else { return nil }
-        return Int(seconds * 1000)
+        guard let stickers = context.stickers else { return nil }
+        return SongStickers.resumeMilliseconds((try? stickers.get(type: "song", uri: uri, name: SongStickers.resume)) ?? nil)
     }
 
     func keep(_ milliseconds: Int, of uri: String, announce: Bool) {
         guard let stickers = context.stickers else { return }
         do {
-            try stickers.set(type: "song", uri: uri, name: "elapsed", value: String(milliseconds / 1000))
+            try stickers.set(type: "song", uri: uri, name: SongStickers.resume, value: SongStickers.resumeValue(milliseconds: milliseconds))
             if announce { context.idle.emit(.sticker) }
         } catch {
             logger.warning("cannot keep the position of \(uri): \(error.message)")
@@ -41,8 +40,8 @@ final class StickerResume: ResumeStore {
     func finished(_ uri: String) {
         guard let stickers = context.stickers else { return }
         do {
-            _ = try stickers.delete(type: "song", uri: uri, name: "elapsed")
-            try stickers.set(type: "song", uri: uri, name: "played", value: String(Int(Date().timeIntervalSince1970)))
+            _ = try stickers.delete(type: "song", uri: uri, name: SongStickers.resume)
+            try stickers.set(type: "song", uri: uri, name: SongStickers.played, value: String(Int(Date().timeIntervalSince1970)))
             context.idle.emit(.sticker)
             onFinished(uri)
         } catch {

@@ -9,7 +9,9 @@ import NimbusSupport
 /// episodes as the songs mounted at `podcasts/`, and "download on the box" as a pin (the
 /// offline downloads fetch it; `listpins` and the Downloads page show it like any other).
 enum SubsonicPodcastSetup {
-    static func podcasts(_ manager: PodcastManager, offline: OfflineDownloads, mounted: MountedStorage, context: ServerContext)
+    static func podcasts(
+        _ manager: PodcastManager, offline: OfflineDownloads, mounted: MountedStorage, context: ServerContext, work: BlockingWork
+    )
         -> SubsonicPodcasts
     {
         let mount = PodcastManager.mountName
@@ -37,7 +39,7 @@ enum SubsonicPodcastSetup {
                     } else {
                         changed = (try? offline.remove(Pin.ID(playlist: false, name: uri))) != nil || changed
                         // Finding the file's cache entry may ask the server: not on the core loop.
-                        DispatchQueue.global(qos: .utility).async { mounted.offlineFile(uri)?.discard() }
+                        work.submit { mounted.offlineFile(uri)?.discard() }
                     }
                 }
                 if changed {

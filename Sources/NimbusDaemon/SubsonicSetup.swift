@@ -23,17 +23,14 @@ import NimbusWeb
 enum SubsonicSetup {
     static func service(
         configuration: DaemonConfiguration, server: Server, library: MusicLibrary, mounted: MountedStorage, covers: WebCovers,
-        partitions: PartitionSet, cache: RangeCache, logger: Logger, podcasts: SubsonicPodcasts?
+        partitions: PartitionSet, cache: RangeCache, executors: Executors, logger: Logger, podcasts: SubsonicPodcasts?
     ) -> SubsonicService {
         let users = configuration.subsonicUsers.map { SubsonicUser(name: $0.name, password: $0.password, permissions: $0.permissions) }
         let accounts = SubsonicAccounts(configured: users, file: configuration.stateFile + ".subsonic", logger: logger)
         let context = server.context
         let songs = context.songs
         var backend = SubsonicBackend(
-            mountOf: { uri in
-                let top = String(uri.prefix { $0 != "/" })
-                return top.count < uri.count && mounted.isMountPoint(top) ? top : nil
-            },
+            location: { uri in SongLocation(uri) { mounted.isMountPoint($0) } },
             mounts: { mounted.mountNames },
             open: { uri in
                 let stream = try songs.storage.open(uri, purpose: .playing)
@@ -97,7 +94,8 @@ enum SubsonicSetup {
             })
         let queues = SubsonicPlayQueues(file: configuration.stateFile + ".subsonic-queues", logger: logger)
         let service = SubsonicService(
-            accounts: accounts, playQueues: queues, backend: backend, database: library.database, serverVersion: Version.string, logger: logger)
+            accounts: accounts, playQueues: queues, backend: backend, database: library.database, serverVersion: Version.string,
+            executors: executors, logger: logger)
         context.apiUsers = APIUsers(accounts: accounts)
         context.idle.add(SubsonicWatch(service: service, library: library))
         return service

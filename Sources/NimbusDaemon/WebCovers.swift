@@ -16,12 +16,13 @@ final class WebCovers: @unchecked Sendable {
     static let sizes = [64, 128, 256, 512, 1024]
 
     private let memory = CoverMemory()
-    private let workers = BlockingWork(limit: 3, name: "covers")
+    private let workers: BlockingWork
     private let logger: Logger
     /// The current database and song sources, read on the core loop.
     private let snapshot: @Sendable () async -> (Database, SongSources)?
 
-    init(logger: Logger, snapshot: @escaping @Sendable () async -> (Database, SongSources)?) {
+    init(workers: BlockingWork, logger: Logger, snapshot: @escaping @Sendable () async -> (Database, SongSources)?) {
+        self.workers = workers
         self.logger = logger
         self.snapshot = snapshot
     }

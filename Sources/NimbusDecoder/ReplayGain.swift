@@ -1,6 +1,7 @@
 import Foundation
 import NimbusInput
 import NimbusModel
+import NimbusPCM
 
 /// A song's ReplayGain tags (REPLAYGAIN_TRACK_GAIN "-6.02 dB", …_PEAK "0.98"), from Vorbis
 /// comments or ID3 TXXX frames.

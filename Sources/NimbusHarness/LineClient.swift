@@ -184,4 +184,15 @@ extension LineClient {
             return lines.allSatisfy(status.contains)
         }
     }
+
+    /// Polls `status` until the song playing is at least `seconds` in (what the outputs
+    /// played, as MPD counts it), so a test waits on playback rather than the clock.
+    public func waitForElapsed(_ seconds: Double, timeout: Double = 30) -> Bool {
+        waitUntil(timeout: timeout) {
+            guard let status = try? request("status"),
+                let line = status.first(where: { $0.hasPrefix("elapsed: ") }), let elapsed = Double(line.dropFirst(9))
+            else { return false }
+            return elapsed >= seconds
+        }
+    }
 }

@@ -99,10 +99,9 @@ public final class MusicLibrary {
             threads: max(2, WorkerThreads.processorCount))
         let old = database
         let databasePath = self.databasePath, musicDirectory = self.musicDirectory, logger = self.logger
-        DaemonThread.start(name: "update") {
-            // MPD runs its update at idle priority; here it ranks below the decoder too, so a
-            // scan of a whole library never delays a client's answer or the music.
-            ThreadPriority.background.applyToCurrentThread()
+        // MPD runs its update at idle priority; here it ranks below the decoder too, so a
+        // scan of a whole library never delays a client's answer or the music.
+        DaemonThread.start(name: "update", priority: .background) {
             // The scanned tree lives only until it is encoded: freed before the compact copy is
             // read back, its pages are reused by that copy instead of staying behind half used.
             let (changed, bytes): (Bool, [UInt8]) = {

@@ -1,8 +1,8 @@
-/// How every sample-rate conversion in the daemon is done: MPD's `resampler { plugin "soxr"
+/// How the daemon's sample-rate conversions are done: MPD's `resampler { plugin "soxr"
 /// quality "…" threads "…" }` block (or its older `samplerate_converter` line), read once at
-/// start. A process-wide setting because conversions are created deep inside the output
-/// threads, the crossfade mixer, the httpd encoders and the transcoder, and MPD too has one
-/// resampler configuration for the whole daemon.
+/// start and handed down (`RateConversion.soxr`) to the partitions, whose output threads,
+/// crossfade mixer and fades make the conversions; MPD too has one resampler configuration
+/// for the whole daemon.
 public struct ResamplerSettings: Equatable, Sendable {
     /// libsoxr's quality recipes under MPD's names.
     public enum Quality: String, CaseIterable, Sendable {

@@ -37,6 +37,8 @@ public final class OfflineDownloads: Sendable {
     private let transfers: Int
     /// The threads start with the first song to download: a daemon without pins runs none.
     private let started = Mutex(false)
+    /// Where songs not described yet are looked up (it may take the network).
+    private let lookups: BlockingWork
     /// A notice is on its way to clients; changes until it is delivered ride along.
     private let noticePending = Atomic(false)
     /// When progress alone last caused a notice (progress notices come at most twice a second).
@@ -46,8 +48,9 @@ public final class OfflineDownloads: Sendable {
     /// changed (the `offline` idle event); it is called once per batch of changes.
     public init(
         storage: any Storage, budget: Int64, cacheDirectory: String, path: String, transfers: Int, configured: [Pin],
-        logger: Logger, notify: @escaping @Sendable () async -> Void
+        work: BlockingWork, logger: Logger, notify: @escaping @Sendable () async -> Void
     ) {
+        lookups = work
         self.storage = storage
         self.budget = budget
         self.cacheDirectory = cacheDirectory
@@ -308,7 +311,7 @@ public final class OfflineDownloads: Sendable {
     func resolveInBackground() {
         let pending = state.withLock { state in state.order.filter { state.songs[$0]?.file == nil && state.songs[$0]?.unresolvable == false } }
         guard !pending.isEmpty else { return }
-        BlockingWork.shared.submit { [self] in
+        lookups.submit { [self] in
             for uri in pending {
                 let file = storage.offlineFile(uri)
                 state.withLock { state in

@@ -1,4 +1,5 @@
 import NimbusModel
+import NimbusPCM
 
 /// How a configured output is built: what the player creates on its thread, the format it
 /// defaults to, its volume control and its `outputset` attributes.
@@ -12,6 +13,9 @@ public struct OutputDefinition: Sendable {
     public var hardwareMixer: (@Sendable () -> (any HardwareMixer)?)?
     /// `outputset` attributes in the order `outputs` prints them.
     public var attributes: [(name: String, value: String)]
+    /// The output's own filter stages (MPD's `filters` of an `audio_output`), made for its
+    /// thread and run at the song's format before the device's conversion; none by default.
+    public var filters: @Sendable () -> [any Filter] = { [] }
 
     public init(
         defaultFormat: AudioFormatPattern? = nil, hardwareMixer: (@Sendable () -> (any HardwareMixer)?)? = nil,

@@ -1,6 +1,6 @@
 import NimbusDecoder
 import NimbusModel
-import NimbusOutput
+import NimbusPCM
 
 /// Mixes two songs into the chunks of one: the end of a song with the start of its follower
 /// (a crossfade or a MixRamp join), or a skip's new song with the song it left. The outputs
@@ -51,6 +51,11 @@ final class CrossfadeMixer {
     private var dither = Dither()
     private var other: [Float] = []
 
+    /// How a follower in another format is brought to this one (the configured resampler).
+    private let rates: RateConversion
+
+    init(rates: RateConversion = .standard) { self.rates = rates }
+
     /// Chunks must go through the mixer (a fade, or a song played converted).
     var isMixing: Bool { converted != nil || fade != nil }
 
@@ -80,14 +85,14 @@ final class CrossfadeMixer {
 
     /// `song`'s follower opened ahead of its end, to overlap its last `overlapFrames`.
     func admit(_ next: OpenSong, overlapFrames: Int64, additive: Bool) {
-        let source = FadeSource(next, mixRate: format.sampleRate, mixChannels: format.channels)
+        let source = FadeSource(next, mixRate: format.sampleRate, mixChannels: format.channels, rates: rates)
         follower = Follower(source: source, overlapFrames: overlapFrames, additive: additive)
     }
 
     /// A skip: `leaving`, opened where it was heard, fades out over `seconds` under the
     /// current song, which fades in.
     func fadeOut(_ leaving: OpenSong, seconds: Double) {
-        let source = FadeSource(leaving, mixRate: format.sampleRate, mixChannels: format.channels)
+        let source = FadeSource(leaving, mixRate: format.sampleRate, mixChannels: format.channels, rates: rates)
         fade = Fade(curve: FadeCurve(frames: Int(seconds * Double(format.sampleRate)), additive: false), currentFadesIn: true, other: source)
     }
 

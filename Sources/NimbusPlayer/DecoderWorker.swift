@@ -2,6 +2,7 @@ import Foundation
 import NimbusDecoder
 import NimbusInput
 import NimbusModel
+import NimbusPCM
 import NimbusOutput
 import NimbusSupport
 import Synchronization
@@ -53,9 +54,10 @@ final class DecoderWorker: @unchecked Sendable {
     var crossfade = CrossfadeSettings()
     /// The song whose follower was looked at and will not overlap it (too short, no overlap).
     var noOverlapAfter: UInt64?
-    let mixer = CrossfadeMixer()
+    let mixer: CrossfadeMixer
 
-    init(pipe: MusicPipe, wakes: HeldWakes, events: @escaping @Sendable (PlayerEvent) -> Void) {
+    init(pipe: MusicPipe, wakes: HeldWakes, rates: RateConversion, events: @escaping @Sendable (PlayerEvent) -> Void) {
+        mixer = CrossfadeMixer(rates: rates)
         self.pipe = pipe
         self.wakes = wakes
         self.events = events
@@ -107,14 +109,14 @@ final class DecoderWorker: @unchecked Sendable {
 
     private func startThreadIfNeeded() {
         guard threadStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        DaemonThread.start(name: "decoder") { [self] in run() }
+        // A little below the core loop (see ThreadPriority), set as the thread starts.
+        DaemonThread.start(name: "decoder", priority: .playback) { [self] in run() }
     }
 
     // MARK: the thread
 
     private func run() {
         ReadInterrupt.install(interrupt)
-        ThreadPriority.playback.applyToCurrentThread()
         var buffer = [UInt8](repeating: 0, count: MusicPipe.chunkBytes)
         while true {
             let idle = song == nil

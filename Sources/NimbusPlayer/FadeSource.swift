@@ -1,6 +1,6 @@
 import NimbusDecoder
 import NimbusModel
-import NimbusOutput
+import NimbusPCM
 
 /// A song decoded as float samples in the pipe's rate and channel count, for mixing: the
 /// song coming in under a crossfade (which then plays on through it when its own format
@@ -19,11 +19,11 @@ final class FadeSource {
     private(set) var failure: String?
     private var buffer = [UInt8](repeating: 0, count: MusicPipe.chunkBytes)
 
-    init(_ song: OpenSong, mixRate: UInt32, mixChannels: UInt8) {
+    init(_ song: OpenSong, mixRate: UInt32, mixChannels: UInt8, rates: RateConversion) {
         self.song = song
         mixFormat = AudioFormat(sampleRate: mixRate, sample: .float, channels: mixChannels)
         let format = song.format
-        converter = format.sampleRate == mixRate && format.channels == mixChannels ? nil : PCMConverter(from: format, to: mixFormat)
+        converter = format.sampleRate == mixRate && format.channels == mixChannels ? nil : PCMConverter(from: format, to: mixFormat, rates: rates)
     }
 
     var item: PlayItem { song.item }

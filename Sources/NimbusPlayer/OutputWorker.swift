@@ -1,6 +1,7 @@
 import Foundation
 import NimbusModel
 import NimbusOutput
+import NimbusPCM
 import NimbusSupport
 import Synchronization
 
@@ -16,6 +17,9 @@ final class OutputWorker: @unchecked Sendable {
     private let output: any AudioOutput
     private let fixedFormat: AudioFormatPattern?
     private let sound: SoundChain
+    private let rates: RateConversion
+    /// The output's own stages, kept across songs (each chain opens them for its format).
+    private let filters: [any Filter]
     private let pipe: MusicPipe
     private let wakes: HeldWakes
     private let events: @Sendable (PlayerEvent) -> Void
@@ -26,7 +30,7 @@ final class OutputWorker: @unchecked Sendable {
     private var running = true
     private var openFormat: AudioFormat?
     private var sourceFormat: AudioFormat?
-    private var converter: PCMConverter?
+    private var converter: FilterChain?
     private var deviceFailed = false
     /// Between a song's first chunk and its end an empty pipe may be a gap in the sound: it is
     /// one when the wait outlasted what the device still held, that is when the output, once
@@ -56,7 +60,7 @@ final class OutputWorker: @unchecked Sendable {
     private let formatBox = Mutex<AudioFormat?>(nil)
 
     init(
-        id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, sound: SoundChain, isClock: Bool,
+        id: Int, name: String, output: any AudioOutput, fixedFormat: AudioFormatPattern?, sound: SoundChain, filters: [any Filter], rates: RateConversion, isClock: Bool,
         pipe: MusicPipe, wakes: HeldWakes,
         events: @escaping @Sendable (PlayerEvent) -> Void, failed: @escaping @Sendable (Int) -> Void
     ) {
@@ -65,6 +69,8 @@ final class OutputWorker: @unchecked Sendable {
         self.output = output
         self.fixedFormat = fixedFormat
         self.sound = sound
+        self.rates = rates
+        self.filters = filters
         self.isClock = Atomic(isClock)
         self.pipe = pipe
         self.wakes = wakes
@@ -165,7 +171,7 @@ final class OutputWorker: @unchecked Sendable {
         guard !deviceFailed else { return }
         if chunk.endOfQueue {
             if openFormat != nil {
-                converter?.flush(volume: volume.load(ordering: .relaxed), chain: sound) { pcm in try? output.play(pcm) }
+                converter?.flush(volume: volume.load(ordering: .relaxed)) { pcm in try? output.play(pcm) }
                 output.drain()
             }
             closeDevice()
@@ -189,7 +195,7 @@ final class OutputWorker: @unchecked Sendable {
         guard let converter, openFormat != nil, chunk.count > 0 else { return }
         chunk.bytes.withUnsafeBytes { raw in
             converter.convert(
-                UnsafeRawBufferPointer(rebasing: raw[..<chunk.count]), volume: volume.load(ordering: .relaxed), chain: sound
+                UnsafeRawBufferPointer(rebasing: raw[..<chunk.count]), volume: volume.load(ordering: .relaxed)
             ) { pcm in
                 do {
                     try output.play(pcm)
@@ -218,9 +224,9 @@ final class OutputWorker: @unchecked Sendable {
         if let openFormat, openFormat == wanted, !deviceFailed {
             // The device stays open: the last milliseconds the resampler holds of the song
             // before are played, not dropped.
-            converter?.flush(volume: volume.load(ordering: .relaxed), chain: sound) { pcm in try? output.play(pcm) }
+            converter?.flush(volume: volume.load(ordering: .relaxed)) { pcm in try? output.play(pcm) }
             sourceFormat = format
-            converter = PCMConverter(from: format, to: openFormat)
+            converter = FilterChain(from: format, to: openFormat, rates: rates, filters: filters, sound: sound)
             return
         }
         if openFormat != nil {
@@ -230,8 +236,9 @@ final class OutputWorker: @unchecked Sendable {
         do {
             let opened = try output.open(wanted)
             openFormat = opened
-            sound.restart()
-            converter = PCMConverter(from: format, to: opened)
+            // The sound stage starts from silence on a device opened anew.
+            sound.reset()
+            converter = FilterChain(from: format, to: opened, rates: rates, filters: filters, sound: sound)
         } catch {
             openFormat = nil
             fail(error.message)

@@ -1,6 +1,7 @@
 import Foundation
 import NimbusModel
 import NimbusOutput
+import NimbusPCM
 import NimbusSupport
 import Synchronization
 
@@ -18,15 +19,18 @@ public final class PlayerEngine: Sendable {
         /// The output's equalizer, balance and crossfeed: owned by its record in the core,
         /// which changes the settings; the worker runs it.
         public let sound: SoundChain
+        /// The output's own filter stages (`OutputDefinition.filters`), made for its thread.
+        public let filters: @Sendable () -> [any Filter]
 
         public init(
             id: Int, name: String, fixedFormat: AudioFormatPattern?, sound: SoundChain = SoundChain(),
-            make: @escaping @Sendable () -> any AudioOutput
+            filters: @escaping @Sendable () -> [any Filter] = { [] }, make: @escaping @Sendable () -> any AudioOutput
         ) {
             self.id = id
             self.name = name
             self.fixedFormat = fixedFormat
             self.sound = sound
+            self.filters = filters
             self.make = make
         }
     }
@@ -49,9 +53,13 @@ public final class PlayerEngine: Sendable {
     private let events: @Sendable (PlayerEvent) -> Void
     private let fallbackClockID = -1
 
-    public init(events: @escaping @Sendable (PlayerEvent) -> Void) {
+    /// The resampler every conversion of this player uses (mixing, each output's chain).
+    private let rates: RateConversion
+
+    public init(rates: RateConversion = .standard, events: @escaping @Sendable (PlayerEvent) -> Void) {
         self.events = events
-        decoder = DecoderWorker(pipe: pipe, wakes: wakes, events: events)
+        self.rates = rates
+        decoder = DecoderWorker(pipe: pipe, wakes: wakes, rates: rates, events: events)
     }
 
     /// Until `releaseWakes`, control calls change what the threads will read but do not wake
@@ -85,7 +93,7 @@ public final class PlayerEngine: Sendable {
             state.order = all.map(\.id)
             for slot in all where state.workers[slot.id] == nil {
                 let worker = OutputWorker(
-                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, sound: slot.sound, isClock: false,
+                    id: slot.id, name: slot.name, output: slot.make(), fixedFormat: slot.fixedFormat, sound: slot.sound, filters: slot.filters(), rates: rates, isClock: false,
                     pipe: pipe, wakes: wakes,
                     events: events
                 ) { [weak self] id in self?.outputFailed(id) }

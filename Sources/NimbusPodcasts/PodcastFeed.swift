@@ -1,4 +1,5 @@
 import Foundation
+import NimbusSupport
 import NimbusXML
 
 /// One show as its RSS feed (or Atom) describes it, read with expat through `XMLDocument`
@@ -23,10 +24,7 @@ public struct PodcastFeed: Sendable, Equatable {
     /// The largest feed read (some shows publish every episode ever in one file).
     public static let maximumBytes = 50 << 20
 
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
-    }
+    public typealias Failure = DomainError<PodcastFeed>
 
     /// The feed in `bytes`, fetched from `address` (what relative links resolve against).
     public static func parse(_ bytes: [UInt8], address: URL) throws(Failure) -> PodcastFeed {

@@ -26,6 +26,8 @@ public struct ServerServices {
     public var sound: SoundLibrary?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
+    /// The blocking half of commands (`albumart`, `readpicture` of a cloud song) runs here.
+    public var commandWork = BlockingWork(name: "blocking", limit: 4)
 
     public init(
         partitions: PartitionSet, songs: SongSources, library: MusicLibrary? = nil, playlists: PlaylistStore? = nil,
@@ -48,6 +50,8 @@ public final class ServerContext {
     public let logger: Logger
     public let idle: IdleBus
     public let channels: ChannelHub
+    /// Where commands' blocking halves run (`Executors.commands`).
+    let commandWork: BlockingWork
     public let startTime = MonotonicClock.now()
     public let partitions: PartitionSet
     public let songs: SongSources
@@ -94,6 +98,7 @@ public final class ServerContext {
         podcasts = services.podcasts
         sound = services.sound
         shutdown = services.shutdown
+        commandWork = services.commandWork
         if let offline = services.offline {
             let sources = PinSync.Sources(songs: songs, library: library, playlists: playlists)
             let sync = PinSync(offline: offline, sources: sources)

@@ -2,6 +2,7 @@ import CChromaprint
 import NimbusDecoder
 import NimbusInput
 import NimbusModel
+import NimbusPCM
 
 /// `getfingerprint`, as MPD's chromaprint decoder client does it: the song is decoded as for
 /// playing, without ReplayGain, and its first two minutes go to libchromaprint's default
@@ -29,7 +30,7 @@ extension SongSources {
         var remaining = 120 * Int(format.sampleRate)
         var buffer = [UInt8](repeating: 0, count: 4096 * format.frameBytes)
         var samples = [Int16](repeating: 0, count: 4096 * Int(format.channels))
-        var dither = PCMDither()
+        var dither = ErrorFeedbackDither()
         while remaining > 0 {
             let frames = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
             if frames == 0 { break }
@@ -52,7 +53,7 @@ extension SongSources {
     }
 
     private static func convert(
-        _ raw: UnsafeRawBufferPointer, _ sample: SampleFormat, count: Int, into samples: inout [Int16], dither: inout PCMDither
+        _ raw: UnsafeRawBufferPointer, _ sample: SampleFormat, count: Int, into samples: inout [Int16], dither: inout ErrorFeedbackDither
     ) {
         for index in 0..<count {
             switch sample {
@@ -71,35 +72,5 @@ extension SongSources {
                 samples[index] = 0
             }
         }
-    }
-}
-
-/// MPD's PcmDither: error feedback and a linear congruential generator, reducing wider
-/// integer samples to 16 bits.
-struct PCMDither {
-    private var error: (Int64, Int64, Int64) = (0, 0, 0)
-    private var random: UInt32 = 0
-
-    mutating func reduce(_ input: Int64, bits: Int) -> Int16 {
-        let scale = Int64(bits - 16)
-        let minimum = -(Int64(1) << (bits - 1)), maximum = (Int64(1) << (bits - 1)) - 1
-        let round = Int64(1) << (scale - 1), mask = (Int64(1) << scale) - 1
-        var sample = input + error.0 - error.1 + error.2
-        error.2 = error.1
-        error.1 = error.0 / 2
-        var output = sample + round
-        let next = random &* 0x0019_660D &+ 0x3C6E_F35F
-        output += (Int64(next) & mask) - (Int64(random) & mask)
-        random = next
-        if output > maximum {
-            output = maximum
-            if sample > maximum { sample = maximum }
-        } else if output < minimum {
-            output = minimum
-            if sample < minimum { sample = minimum }
-        }
-        output &= ~mask
-        error.0 = sample - output
-        return Int16(truncatingIfNeeded: output >> scale)
     }
 }

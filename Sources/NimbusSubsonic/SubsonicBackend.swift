@@ -9,8 +9,8 @@ import NimbusTranscode
 
 /// What the API needs of the daemon, each call on the thread the comment says.
 public struct SubsonicBackend: Sendable {
-    /// The mount a URI is on (nil: the music directory itself). Any thread.
-    public var mountOf: @Sendable (String) -> String?
+    /// Where a URI is: the music directory, a mount (its music folder), a URL. Any thread.
+    public var location: @Sendable (String) -> SongLocation
     /// The mounts (cloud accounts, shares, podcasts), by name. Any thread.
     public var mounts: @Sendable () -> [String]
     /// Opens a library song for reading (blocking; through the range cache for a cloud,
@@ -52,12 +52,12 @@ public struct SubsonicBackend: Sendable {
     public var jukebox: (@Sendable @CoreActor () -> Partition?)?
 
     public init(
-        mountOf: @escaping @Sendable (String) -> String?,
+        location: @escaping @Sendable (String) -> SongLocation,
         mounts: @escaping @Sendable () -> [String], open: @escaping @Sendable (String) throws -> any NimbusInput.InputStream,
         cover: @escaping @Sendable (Database, String, Int) -> [UInt8]?, startScan: @escaping @Sendable () async -> Void,
         scanning: @escaping @Sendable () async -> Bool, playing: @escaping @Sendable () async -> String?
     ) {
-        self.mountOf = mountOf
+        self.location = location
         self.mounts = mounts
         self.open = open
         self.cover = cover

@@ -7,10 +7,12 @@ import NimbusSupport
 import NimbusWeb
 import Synchronization
 
-/// The Subsonic / OpenSubsonic API under `/rest/`: signs each request in, routes it to its
-/// endpoint on a worker thread (never the web thread, never the cooperative pool: a search
-/// walks the library and a stream waits on the network) and encodes the answer as the client
-/// asked. No query string is ever logged: it carries the credentials.
+/// The Subsonic / OpenSubsonic API under `/rest/`: signs each request in, routes it through
+/// the endpoint table (`SubsonicEndpointTable`) to a worker thread — never the cooperative
+/// pool: a search walks the library and a stream waits on the network — or, for the lookups
+/// of one item marked `inline` whose index and stickers are at hand, answers on the web
+/// thread itself; then encodes the answer as the client asked. No query string is ever
+/// logged: it carries the credentials.
 public final class SubsonicService: Sendable {
     public static let apiVersion = "1.16.1"
     let serverVersion: String
@@ -34,8 +36,9 @@ public final class SubsonicService: Sendable {
     /// read for one request serve the next ones until then.
     private let stickerGeneration = Atomic<Int>(0)
     private let annotationCache = Mutex<(generation: Int, snapshot: AnnotationSnapshot)?>(nil)
-    /// The library index of the latest database seen, built once per snapshot.
-    private let index = Mutex<(database: ObjectIdentifier, library: SubsonicLibrary)?>(nil)
+    /// The library index of the latest database seen, built once per snapshot, held together
+    /// with the database it indexes (so an identity compared is never a reused address).
+    private let index = Mutex<(database: Database, library: SubsonicLibrary)?>(nil)
     private let building = NSLock()
     /// Phones streaming now, for `getNowPlaying`.
     let streaming = Mutex<[Int: (user: String, song: String, client: String, since: Date)]>([:])
@@ -49,7 +52,7 @@ public final class SubsonicService: Sendable {
 
     public init(
         accounts: SubsonicAccounts, playQueues: SubsonicPlayQueues, backend: SubsonicBackend, database: Database, serverVersion: String,
-        logger: Logger
+        executors: Executors, logger: Logger
     ) {
         self.accounts = accounts
         self.playQueues = playQueues
@@ -58,9 +61,9 @@ public final class SubsonicService: Sendable {
         self.backend = backend
         self.serverVersion = serverVersion
         self.logger = logger
-        workers = BlockingWork(limit: 4, name: "subsonic")
-        streamers = BlockingWork(limit: 16, name: "subsonic-stream")
-        transcoders = BlockingWork(limit: 12, name: "subsonic-transcode")
+        workers = executors.subsonic
+        streamers = executors.subsonicStreams
+        transcoders = executors.transcodes
         if !accounts.signIn.users.isEmpty {
             used.store(true, ordering: .relaxed)
             workers.submit { [self] in _ = library(database) }
@@ -74,34 +77,30 @@ public final class SubsonicService: Sendable {
             // on a timer, not on a worker, so guessing cannot hold up other phones.
             used.store(true, ordering: .relaxed)
             let delay = signIn.delay(for: request.peer)
+            // One snapshot of the library for the whole request, read once.
+            let database = self.database
             guard delay > 0 else {
                 // A lookup of one item, with the index and the stickers already at hand, costs
                 // less than the two thread switches a worker would: it is answered here.
-                if isInline(request) { return answer(self.answer(request, database: self.database)) }
-                return workers.submit { answer(self.answer(request, database: self.database)) }
+                if isInline(request, database: database) { return answer(self.answer(request, database: database)) }
+                return workers.submit { answer(self.answer(request, database: database)) }
             }
             Task {
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                workers.submit { answer(self.answer(request, database: self.database)) }
+                workers.submit { answer(self.answer(request, database: database)) }
             }
         }
     }
 
     var database: Database { current.withLock { $0 } }
 
-    /// Whether the request is for an inline endpoint and nothing it needs must be built or read first.
-    private func isInline(_ request: APIRequest) -> Bool {
-        guard let endpoint = Self.endpoints[Self.endpointName(request.path)], endpoint.inline else { return false }
-        let identity = ObjectIdentifier(database)
-        guard index.withLock({ $0?.database == identity }) else { return false }
+    /// Whether the request is for an inline endpoint and nothing it needs must be built or
+    /// read first: the index of `database` built, the stickers read.
+    private func isInline(_ request: APIRequest, database: Database) -> Bool {
+        guard case .endpoint(let endpoint) = Self.endpoints.lookup(request.path), endpoint.inline else { return false }
+        guard index.withLock({ $0?.database === database }) else { return false }
         let generation = stickerGeneration.load(ordering: .sequentiallyConsistent)
         return annotationCache.withLock { $0?.generation == generation }
-    }
-
-    static func endpointName(_ path: String) -> String {
-        var name = String(path.dropFirst("/rest/".count))
-        if name.hasSuffix(".view") { name.removeLast(5) }
-        return name
     }
 
     /// A new database is in place (the daemon calls this as it installs one). Once phones use
@@ -127,13 +126,12 @@ public final class SubsonicService: Sendable {
 
     /// The library index for `database`, built at most once per snapshot.
     func library(_ database: Database) -> SubsonicLibrary {
-        let identity = ObjectIdentifier(database)
-        if let known = index.withLock({ $0 }), known.database == identity { return known.library }
+        if let known = index.withLock({ $0 }), known.database === database { return known.library }
         building.lock()
         defer { building.unlock() }
-        if let known = index.withLock({ $0 }), known.database == identity { return known.library }
-        let built = SubsonicLibrary(database, folderOf: backend.mountOf)
-        index.withLock { $0 = (identity, built) }
+        if let known = index.withLock({ $0 }), known.database === database { return known.library }
+        let built = SubsonicLibrary(database, location: backend.location)
+        index.withLock { $0 = (database, built) }
         return built
     }
 
@@ -141,8 +139,15 @@ public final class SubsonicService: Sendable {
     func answer(_ request: APIRequest, database: Database) -> APIAnswer {
         let arguments = SubsonicArguments(request.arguments)
         let format = SubsonicFormat((try? arguments.optional("f")) ?? nil, callback: (try? arguments.optional("callback")) ?? nil)
-        let name = Self.endpointName(request.path)
-        guard let endpoint = Self.endpoints[name] else {
+        let name = SubsonicEndpointTable.name(request.path)
+        let endpoint: SubsonicEndpoint
+        switch Self.endpoints.lookup(request.path) {
+        case .endpoint(let found): endpoint = found
+        case .notImplemented:
+            return encoded(failure: SubsonicError(0, "Not implemented on this server: \(name)"), format: format, status: 501)
+        case .gone:
+            return encoded(failure: SubsonicError(0, "This server will not implement \(name)"), format: format, status: 410)
+        case .unknown:
             return encoded(failure: SubsonicError(0, "Unknown endpoint: \(name.prefix(64))"), format: format, status: 404)
         }
         do throws(SubsonicError) {
@@ -227,42 +232,5 @@ struct SubsonicCall {
         }
         done.wait()
         return result.withLock { $0! }
-    }
-}
-
-extension SubsonicService {
-    static let endpoints: [String: SubsonicEndpoint] = browsingEndpoints.merging(searchEndpoints) { a, _ in a }
-        .merging(mediaEndpoints) { a, _ in a }
-        .merging(annotationEndpoints) { a, _ in a }.merging(playlistEndpoints) { a, _ in a }.merging(listEndpoints) { a, _ in a }
-        .merging(folderEndpoints) { a, _ in a }.merging(userEndpoints) { a, _ in a }.merging(jukeboxEndpoints) { a, _ in a }
-        .merging(bookmarkEndpoints) { a, _ in a }.merging(podcastEndpoints) { a, _ in a }
-        .merging(lyricsEndpoints) { a, _ in a }.merging(radioEndpoints) { a, _ in a }
-}
-
-/// What an endpoint answers: content for the `subsonic-response`, or HTTP of its own
-/// (a stream, a picture).
-enum SubsonicReply {
-    case node(SubsonicNode?)
-    /// The holder's children go into the response itself (a top-level list).
-    case nodes(SubsonicNode)
-    case http(APIAnswer)
-}
-
-struct SubsonicEndpoint: Sendable {
-    var permission: Permission = [.read]
-    var needsSignIn = true
-    /// Answered on the web thread when the library index and the stickers are at hand: only
-    /// lookups of one item, never a walk of the library, a file or the network.
-    var inline = false
-    let run: @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply
-
-    init(
-        permission: Permission = [.read], needsSignIn: Bool = true, inline: Bool = false,
-        run: @escaping @Sendable (SubsonicCall) throws(SubsonicError) -> SubsonicReply
-    ) {
-        self.permission = permission
-        self.needsSignIn = needsSignIn
-        self.inline = inline
-        self.run = run
     }
 }

@@ -13,14 +13,15 @@ public final class BlockingWork: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var started = 0
     private var idle = 0
-    private let limit: Int
-    private let name: String
+    public let limit: Int
+    public let name: String
+    public let priority: ThreadPriority?
 
-    public static let shared = BlockingWork(limit: 4)
-
-    public init(limit: Int, name: String = "blocking") {
+    /// Threads `NAME-1` … `NAME-LIMIT`, each at `priority` (nil: the starting thread's own).
+    public init(name: String, limit: Int, priority: ThreadPriority? = nil) {
         self.limit = limit
         self.name = name
+        self.priority = priority
     }
 
     public func submit(_ job: @escaping @Sendable () -> Void) {
@@ -28,7 +29,7 @@ public final class BlockingWork: @unchecked Sendable {
             jobs.append(job)
             if idle == 0 && started < limit {
                 started += 1
-                DaemonThread.start(name: "\(name)-\(started)") { [self] in loop() }
+                DaemonThread.start(name: "\(name)-\(started)", priority: priority) { [self] in loop() }
             } else {
                 condition.signal()
             }

@@ -10,13 +10,17 @@ public enum DaemonThread {
     /// The kernel's limit: 16 bytes with the terminating zero.
     public static let nameLimit = 15
 
-    /// Runs `body` on a new thread named `name`, with a stack of `stackSize` bytes when given
-    /// (else the platform's default). The thread is returned for a caller that keeps it as its
-    /// "already started" mark.
+    /// Runs `body` on a new thread named `name`, at `priority` when given (set by the thread
+    /// on entry, before `body`: a priority set inside a job would stay with whatever thread
+    /// ran it), with a stack of `stackSize` bytes when given (else the platform's default).
+    /// The thread is returned for a caller that keeps it as its "already started" mark.
     @discardableResult
-    public static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
+    public static func start(
+        name: String, priority: ThreadPriority? = nil, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void
+    ) -> Thread {
         let thread = Thread {
             nameCurrentThread(name)
+            priority?.applyToCurrentThread()
             body()
         }
         thread.name = name

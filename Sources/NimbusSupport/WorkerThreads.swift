@@ -12,8 +12,7 @@ public enum WorkerThreads {
         let workers = max(1, min(threads, count))
         for worker in 0..<workers {
             group.enter()
-            DaemonThread.start(name: "\(name)-\(worker)") {
-                priority?.applyToCurrentThread()
+            DaemonThread.start(name: "\(name)-\(worker)", priority: priority) {
                 while true {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= count { break }

@@ -1,3 +1,4 @@
+import NimbusEncoder
 /// What a phone gets for one `stream` request: the file as it is, or a transcode — decided
 /// from what it asked (`format`, `maxBitRate`), what its user's and the box's defaults say,
 /// and what the song already is, so a song that is already small enough in a format the
@@ -7,11 +8,14 @@ public enum TranscodeFormat: String, Sendable, CaseIterable {
 
     /// The suffix and MIME type of the answer (what `transcodedSuffix` names).
     public var suffix: String { rawValue }
-    public var contentType: String {
+    public var contentType: String { EncoderRegistry.standard.plugin(named: encoderName)?.contentType ?? "application/octet-stream" }
+
+    /// The encoder in `EncoderRegistry.standard` that makes it.
+    public var encoderName: String {
         switch self {
-        case .opus: "audio/ogg"
-        case .mp3: "audio/mpeg"
-        case .aac: "audio/aac"
+        case .opus: "opus"
+        case .mp3: "lame"
+        case .aac: "aac"
         }
     }
 

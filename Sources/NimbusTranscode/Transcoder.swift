@@ -1,7 +1,8 @@
 import Glibc
 import NimbusDecoder
+import NimbusEncoder
 import NimbusModel
-import NimbusOutput
+import NimbusPCM
 import NimbusSupport
 
 /// One song made into another format as it is read: the decoder's PCM, converted to what the
@@ -12,8 +13,8 @@ public final class Transcoder {
     public let format: TranscodeFormat
     public let kbps: Int
     private let decoder: any AudioDecoder
-    private let converter: TranscodeConversion
-    private let encoder: any StreamEncoder
+    private let converter: FilterChain
+    private let encoder: any Encoder
     /// Frames the encoder will be given, when known; with a rate change the resampler's last
     /// few frames are cut or filled to it (`evensEnd`), so an MP3's tag sent first holds.
     private let expectedFrames: Int64?
@@ -55,17 +56,13 @@ public final class Transcoder {
         }
         evensEnd = output.sampleRate != input.sampleRate
         outputFrameBytes = output.frameBytes
-        do {
-            converter = try TranscodeConversion(from: input, to: output)
-        } catch {
-            throw Failure(error.description)
+        // libswresample for the rate, as `ffmpeg` converts for the phones' lossy formats.
+        converter = FilterChain(from: input, to: output, rates: .swresample)
+        guard let plugin = EncoderRegistry.standard.plugin(named: format.encoderName) else {
+            throw Failure("no \(format.encoderName) encoder")
         }
         do {
-            switch format {
-            case .opus: encoder = try FileEncoders.opus(output, kbps: kbps)
-            case .mp3: encoder = try FileEncoders.mp3(output, kbps: kbps, samples: expectedFrames)
-            case .aac: encoder = try AACEncoder(output, kbps: kbps)
-            }
+            encoder = try plugin.make(output, EncoderSettings(plugin.constantBitrate(kbps), file: .some(expectedFrames)))
         } catch {
             throw Failure(error.description)
         }
@@ -74,7 +71,7 @@ public final class Transcoder {
     /// The transcode's exact length in bytes when it is known before the first byte (MP3 of
     /// a song of known length): `estimateContentLength` then promises no more than it sends.
     public var exactLength: Int64? { encoder.exactLength }
-    /// After `run`: bytes for the start of the kept file in place of those sent (see `StreamEncoder`).
+    /// After `run`: bytes for the start of the kept file in place of those sent (see `Encoder`).
     public var finalHeader: [UInt8]? { encoder.finalHeader }
 
     /// The encoders' rates: Opus is 48 kHz only; LAME and AAC take the usual ones, anything
@@ -104,10 +101,10 @@ public final class Transcoder {
             }
             guard count > 0 else { break }
             var encoded: [UInt8] = []
-            var failure: OutputError?
+            var failure: EncoderError?
             buffer.withUnsafeBytes { raw in
-                converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(count * decoder.format.frameBytes)])) { pcm in
-                    do throws(OutputError) { encoded = try encode(pcm, last: false) } catch { failure = error }
+                converter.convert(UnsafeRawBufferPointer(rebasing: raw[..<(count * decoder.format.frameBytes)]), volume: 100) { pcm in
+                    do throws(EncoderError) { encoded = try encode(pcm, last: false) } catch { failure = error }
                 }
             }
             if let failure { throw Failure("encoding failed: \(failure.description)") }
@@ -115,11 +112,11 @@ public final class Transcoder {
         }
         // The resampler's last few milliseconds, so the transcode is as long as the song.
         var tail: [UInt8] = []
-        var failure: OutputError?
-        converter.flush { pcm in
-            do throws(OutputError) { tail = try encode(pcm, last: true) } catch { failure = error }
+        var failure: EncoderError?
+        converter.flush(volume: 100) { pcm in
+            do throws(EncoderError) { tail = try encode(pcm, last: true) } catch { failure = error }
         }
-        do throws(OutputError) { tail += try evenTheEnd() } catch { failure = error }
+        do throws(EncoderError) { tail += try evenTheEnd() } catch { failure = error }
         if let failure { throw Failure("encoding failed: \(failure.description)") }
         guard give(tail) else { return false }
         return give(encoder.finish())
@@ -127,7 +124,7 @@ public final class Transcoder {
 
     /// Encodes converted PCM; at the end of a rate-changed song, what the resampler gives
     /// beyond the expected length (a few frames) is cut.
-    private func encode(_ pcm: UnsafeRawBufferPointer, last: Bool) throws(OutputError) -> [UInt8] {
+    private func encode(_ pcm: UnsafeRawBufferPointer, last: Bool) throws(EncoderError) -> [UInt8] {
         var pcm = pcm
         let frames = Int64(pcm.count / outputFrameBytes)
         if last, evensEnd, let expected = expectedFrames, given + frames > expected, given + frames - expected <= Self.endSlack {
@@ -139,22 +136,16 @@ public final class Transcoder {
     }
 
     /// Silence for the frames a rate-changed song's resampler fell short of the expected length by.
-    private func evenTheEnd() throws(OutputError) -> [UInt8] {
+    private func evenTheEnd() throws(EncoderError) -> [UInt8] {
         guard evensEnd, let expected = expectedFrames, given < expected, expected - given <= Self.endSlack else { return [] }
         let silence = [UInt8](repeating: 0, count: Int(expected - given) * outputFrameBytes)
         given = expected
         var encoded: [UInt8] = []
-        var failure: OutputError?
+        var failure: EncoderError?
         silence.withUnsafeBytes { raw in
-            do throws(OutputError) { encoded = try encoder.encode(raw) } catch { failure = error }
+            do throws(EncoderError) { encoded = try encoder.encode(raw) } catch { failure = error }
         }
         if let failure { throw failure }
         return encoded
-    }
-
-    /// Transcoding workers run below the box's own playback: a dozen phones being served
-    /// must not take the CPU its outputs need.
-    public static func lowerPriority() {
-        ThreadPriority.background.applyToCurrentThread()
     }
 }

@@ -5,6 +5,8 @@ import Synchronization
 /// one thread-safe call (`lws_cancel_service`); it takes them on `EVENT_WAIT_CANCELLED`.
 final class WakeInbox<Item: Sendable>: Sendable {
     private struct State: @unchecked Sendable {
+        // Invariant: only touched inside `state.withLock`; `context` is libwebsockets' and
+        // used only for `lws_cancel_service`, the one call it allows from any thread.
         var items: [Item] = []
         var context: OpaquePointer?
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NimbusHarness
+import NimbusSupport
 
 /// Issue 4's figures: decode throughput to an unpaced output (against the raw command-line
 /// decoders too), CPU per second of paced playback, playlistinfo and plchanges on a
@@ -171,8 +172,8 @@ struct PlaybackBenchmarks {
             let stop = Atomic(false)
             let polls = Atomic(0)
             let endpoint = daemon.endpoint
-            let threads = (0..<4).map { _ in
-                Thread {
+            let threads: [@Sendable () -> Void] = (0..<4).map { _ in
+                {
                     // Each thread keeps 50 connections open and polls each ten times a second.
                     let clients = (0..<50).compactMap { _ in try? LineClient.connected(endpoint).0 }
                     while !stop.value {
@@ -187,7 +188,7 @@ struct PlaybackBenchmarks {
             let control = try daemon.connect()
             _ = try control.request("add long.flac")
             _ = try control.request("play")
-            threads.forEach { $0.start() }
+            threads.forEach { DaemonThread.start(name: "bench-poll", $0) }
             let duration = quick ? 5.0 : 20.0
             let underruns = reader.run(seconds: duration)
             stop.value = true

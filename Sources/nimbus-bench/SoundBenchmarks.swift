@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import NimbusHarness
 import NimbusModel
-import NimbusOutput
+import NimbusPCM
 
 /// Issue 35's figures: CPU per second of stereo 44.1 kHz audio for libsoxr at each quality
 /// (the converter the outputs run, 44.1 → 48 kHz) against `sox … rate -q|-l|-m|-h|-v` doing
@@ -32,7 +32,7 @@ struct SoundBenchmarks {
         let qualities: [(ResamplerSettings.Quality, String)] = [(.quick, "-q"), (.low, "-l"), (.medium, "-m"), (.high, "-h"), (.veryHigh, "-v")]
         for (quality, flag) in qualities {
             let output = AudioFormat(sampleRate: 48000, sample: .float, channels: 2)
-            let converter = PCMConverter(from: input, to: output, settings: ResamplerSettings(quality: quality, threads: 1))
+            let converter = FilterChain(from: input, to: output, rates: .soxr(ResamplerSettings(quality: quality, threads: 1)))
             let ours = Self.threadCPU { Self.feed(pcm, format: input) { converter.convert($0, volume: 100) { _ in } } }
             let theirs = try TranscodeBenchmarks.childCPU {
                 _ = try runTool("sox", ["-D", wav, "-e", "float", "-b", "32", "-t", "raw", "/dev/null", "rate", flag, "48000"])
@@ -48,8 +48,9 @@ struct SoundBenchmarks {
         let chain = SoundChain()
         chain.update(SoundSettings(presetName: "ten", equalizer: EqualizerPreset(preamp: -2, bands: bands)))
         let float = AudioFormat(sampleRate: 44100, sample: .float, channels: 2)
-        let converter = PCMConverter(from: input, to: float)
-        let ours = Self.threadCPU { Self.feed(pcm, format: input) { converter.convert($0, volume: 100, chain: chain) { _ in } } }
+        let shaped = FilterChain(from: input, to: float, sound: chain)
+        let converter = FilterChain(from: input, to: float)
+        let ours = Self.threadCPU { Self.feed(pcm, format: input) { shaped.convert($0, volume: 100) { _ in } } }
         let plain = Self.threadCPU { Self.feed(pcm, format: input) { converter.convert($0, volume: 100) { _ in } } }
         let filters = bands.map { "equalizer=f=\($0.frequency):t=q:w=\($0.q):g=\($0.gain):r=f64" }.joined(separator: ",")
         func ffmpeg(_ filter: String) throws -> Double {
@@ -83,8 +84,9 @@ struct SoundBenchmarks {
             var line = "sound: worst spur, image or alias of a sweep \(from) → \(to) Hz:"
             for (quality, flag) in [(ResamplerSettings.Quality.high, "-h"), (.veryHigh, "-v")] {
                 let input = AudioFormat(sampleRate: UInt32(from), sample: .s32, channels: 2)
-                let converter = PCMConverter(
-                    from: input, to: AudioFormat(sampleRate: UInt32(to), sample: .s32, channels: 2), settings: ResamplerSettings(quality: quality, threads: 1))
+                let converter = FilterChain(
+                    from: input, to: AudioFormat(sampleRate: UInt32(to), sample: .s32, channels: 2),
+                    rates: .soxr(ResamplerSettings(quality: quality, threads: 1)))
                 var converted: [UInt8] = []
                 Self.feed(pcm, format: input) { converter.convert($0, volume: 100) { converted.append(contentsOf: $0) } }
                 converter.flush(volume: 100) { converted.append(contentsOf: $0) }

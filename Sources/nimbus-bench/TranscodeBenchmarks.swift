@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NimbusHarness
+import NimbusSupport
 
 /// Issue 34's figures for transcoding: a 5-minute FLAC made into Opus 128 kbit/s and MP3
 /// 192 kbit/s over `/rest/stream`, the daemon's CPU time against the `ffmpeg` command line
@@ -81,7 +82,11 @@ struct TranscodeBenchmarks {
         let phones = (0..<8).map { _ in url(web, next(), "format=opus&maxBitRate=128") }
         let done = DispatchGroup()
         for phone in phones {
-            DispatchQueue.global().async(group: done) { _ = try? runTool("curl", ["-s", "-o", "/dev/null", phone]) }
+            done.enter()
+            DaemonThread.start(name: "bench-phone") {
+                _ = try? runTool("curl", ["-s", "-o", "/dev/null", phone])
+                done.leave()
+            }
         }
         let started = Date()
         let underruns = FifoReader(path: fifo).run(seconds: quick ? 8 : 20)

@@ -31,11 +31,25 @@ struct CommandLineOptions: Equatable {
         }
     }
 
+    /// The text of `--help`, and (through help2man, at packaging) of `man nimbusd`.
     static let usage = """
         Usage: nimbusd [--no-daemon] [--stdout] [--verbose] [--check] [CONFIG]
 
-        Runs the Nimbus music server in the foreground. CONFIG is an MPD-style config file;
-        without one Nimbus uses ~/Music, state in ~/.local/state/nimbus and 127.0.0.1:6600.
-        --check reads the config, prints its warnings and errors, and exits.
+        Runs the Nimbus music server, which speaks the MPD protocol, in the foreground.
+        CONFIG is an MPD-style config file (an existing mpd.conf works: unknown keys warn);
+        without one Nimbus uses ~/Music, state in ~/.local/state/nimbus, its cache in
+        ~/.cache/nimbus, and listens on 127.0.0.1:6600 (the web page on port 6680).
+
+        Options:
+          --no-daemon, --systemd  accepted for MPD's service files (always in the foreground)
+          --stdout, --stderr      log to standard error even when the config names a log_file
+          -v, --verbose           log every command (passwords masked)
+          --check                 read the config, print its warnings and errors, and exit
+          -V, --version           print the version and exit
+          -h, --help              print this text and exit
+
+        Signals: SIGTERM and SIGINT shut down cleanly (the state is saved), as does MPD's
+        `kill` command. Exit status 1 means the config is broken (one line names file:line).
+        Documentation: /usr/share/doc/nimbus (README.md and docs/).
         """
 }

@@ -65,9 +65,11 @@ extension CloudWebDAVTests {
         XCTAssertEqual(try client.request("play"), ["OK"])
         XCTAssertTrue(client.waitForStatus("state: stop"), "playback did not stop")
         assertContinuousSine(capture.bytes, frames: 88_200, "the first version")
-        // Same name, other content and length, a second later.
-        Thread.sleep(forTimeInterval: 1.1)
+        // Same name, other content and length, dated two seconds later (what the server's
+        // Last-Modified shows; set rather than waited for).
+        let firstDate = try modified(share.file("song.wav"))
         try AudioFixtures.writeRampWAV(to: share.file("song.wav"), frames: 66_150)
+        try setModified(share.file("song.wav"), firstDate + 2)
         XCTAssertEqual(try client.request("update dav"), ["updating_db: 2", "OK"])
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("updating_db") } == false })
         XCTAssertEqual(try client.request("play"), ["OK"])
@@ -94,18 +96,19 @@ extension CloudWebDAVTests {
             music: music, config: "cache_revalidate \"1\"\n" + cloudConfig(server, secrets: secrets), songs: 1, outputsFirst: paced)
         XCTAssertEqual(try client.request("add dav/song.flac"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
-        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(client.waitForElapsed(1), "the first version played a second")
         XCTAssertEqual(try client.request("stop"), ["OK"])
         // What the first version sounds like, to tell it apart in the capture.
         let oldPCM = share.file("old.raw")
         try runTool("flac", ["-s", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "-o", oldPCM, share.file("song.flac")])
         let old = Array(try Data(contentsOf: URL(fileURLWithPath: oldPCM)))
         try FileManager.default.removeItem(atPath: oldPCM)
-        // Another file under the same name, a second later: a ramp, so every frame is known.
-        Thread.sleep(forTimeInterval: 1.1)
+        // Another file under the same name, dated two seconds later: a ramp, so every frame is known.
+        let firstDate = try modified(share.file("song.flac"))
         let wav = share.file("ramp.wav")
         try AudioFixtures.writeRampWAV(to: wav, frames: 88_200)
         try runTool("flac", ["-s", "-f", "-o", share.file("song.flac"), wav])
+        try setModified(share.file("song.flac"), firstDate + 2)
         try FileManager.default.removeItem(atPath: wav)
         XCTAssertEqual(try client.request("disableoutput 0"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
@@ -203,3 +206,12 @@ extension CloudWebDAVTests {
     }
 }
 
+/// A file's modification time, and setting it, so a replaced file is dated later without
+/// waiting for the clock to move on.
+private func modified(_ path: String) throws -> Date {
+    try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+}
+
+private func setModified(_ path: String, _ date: Date) throws {
+    try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+}

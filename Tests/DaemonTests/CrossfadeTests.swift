@@ -116,10 +116,10 @@ final class CrossfadeTests: XCTestCase {
         let (capture, client) = try start(music: music, songs: 2, paced: true)
         for command in ["crossfade 2", "add a.flac", "add b.flac", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
         XCTAssertTrue(client.waitForStatus("state: play", "song: 0"))
-        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(client.waitForElapsed(1.5), "a played a second and a half")
         XCTAssertEqual(try client.request("next"), ["OK"])
         XCTAssertTrue(try client.request("currentsong").contains("file: b.flac"), "the new song is current at once")
-        Thread.sleep(forTimeInterval: 3.5)
+        XCTAssertTrue(client.waitForElapsed(3.5), "b played past the fade")
         XCTAssertEqual(try client.request("stop"), ["OK"])
         let left = AudioFixtures.leftChannel(capture.bytes)
         let windows = Envelope(left, frequencies: [1000, 500])
@@ -150,7 +150,7 @@ final class CrossfadeTests: XCTestCase {
         XCTAssertEqual(try client.request("delete 1"), ["OK"])
         XCTAssertTrue(waitUntil(timeout: 15) { (try? client.request("currentsong"))?.contains("file: c.flac") == true },
             "the new follower became current")
-        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(client.waitForElapsed(1), "c played a second")
         XCTAssertEqual(try client.request("stop"), ["OK"])
         let left = AudioFixtures.leftChannel(capture.bytes)
         let windows = Envelope(left, frequencies: [1000, 1500])

@@ -17,9 +17,17 @@ final class ServiceUnitTests: XCTestCase {
     func testInstallPutsTheBinaryConfigAndUnitInPlace() throws {
         let root = TemporaryDirectory("nimbus-install")
         try install(into: root)
-        for path in ["usr/bin/nimbusd", "usr/bin/nimbus", "usr/share/doc/nimbus/README.md", "etc/nimbus/nimbusd.conf", "units/nimbusd.service"] {
+        for path in [
+            "usr/bin/nimbusd", "usr/bin/nimbus", "usr/share/doc/nimbus/README.md", "usr/share/doc/nimbus/docs/configuration.md",
+            "usr/share/man/man1/nimbusd.1", "usr/share/man/man1/nimbus.1", "etc/nimbus/nimbusd.conf", "units/nimbusd.service",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: root.file(path)), path)
         }
+        // The man pages are the programs' --help: the options and the subcommands are there.
+        let daemonPage = try String(contentsOfFile: root.file("usr/share/man/man1/nimbusd.1"), encoding: .utf8)
+        XCTAssertTrue(daemonPage.contains("\\-\\-check"), daemonPage)
+        let cliPage = try String(contentsOfFile: root.file("usr/share/man/man1/nimbus.1"), encoding: .utf8)
+        XCTAssertTrue(cliPage.contains("authorize ACCOUNT") && cliPage.contains("podcasts"), cliPage)
         let unit = try String(contentsOfFile: root.file("units/nimbusd.service"), encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=\(root.file("usr/bin/nimbusd")) --no-daemon \(root.file("etc/nimbus/nimbusd.conf"))"), unit)
         // A config the user changed survives a second install.

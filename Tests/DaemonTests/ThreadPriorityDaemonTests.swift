@@ -46,6 +46,52 @@ final class ThreadPriorityDaemonTests: XCTestCase {
         XCTAssertTrue(decoders.contains { nice(pid, thread: $0) == base + 5 }, "\(names)")
     }
 
+
+    /// The names in docs/design.md's thread table, `NAME`/`PORT`/`ACCOUNT`/`-N` as wildcards.
+    private func documentedThreadNames() throws -> [NSRegularExpression] {
+        let design = try String(contentsOfFile: Fixtures.repositoryRoot + "/docs/design.md", encoding: .utf8)
+        guard let table = design.components(separatedBy: "## Threads").dropFirst().first else { return [] }
+        var patterns: [NSRegularExpression] = []
+        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+            let first = line.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
+            for name in first.split(separator: "`") where !name.trimmingCharacters(in: .whitespaces).isEmpty && name != ", " {
+                var pattern = NSRegularExpression.escapedPattern(for: String(name))
+                for wildcard in ["NAME", "PORT", "ACCOUNT"] { pattern = pattern.replacingOccurrences(of: wildcard, with: ".+") }
+                pattern = pattern.replacingOccurrences(of: "-N", with: "-[0-9]+")
+                patterns.append(try NSRegularExpression(pattern: "^" + pattern + "$"))
+            }
+        }
+        return patterns
+    }
+
+    /// Every thread of a daemon that plays, streams, answers the web page and the phone API
+    /// is one the design's thread table names, and the table is no wish list: the threads
+    /// every such daemon runs are there.
+    func testEveryThreadIsInTheDesignsThreadTable() throws {
+        let patterns = try documentedThreadNames()
+        XCTAssertGreaterThan(patterns.count, 20, "the thread table was found")
+        let music = TemporaryDirectory("nimbus-threads")
+        try AudioFixtures.writeRampWAV(to: music.file("x.wav"), frames: 441_000)
+        let httpd = freePort()
+        let daemon = try ServerProcess(
+            .nimbus, config: "audio_output {\n type \"httpd\"\n name \"stream\"\n port \"\(httpd)\"\n encoder \"wave\"\n}\n",
+            musicDirectory: music.path)
+        try daemon.waitForDatabase(songs: 1)
+        let control = try daemon.connect()
+        XCTAssertEqual(try control.request("add x.wav"), ["OK"])
+        XCTAssertEqual(try control.request("play 0"), ["OK"])
+        let pid = daemon.process.processIdentifier
+        XCTAssertTrue(waitUntil(timeout: 10) { self.threadNames(pid).values.contains("output-stream") }, "\(threadNames(pid))")
+        let names = Set(threadNames(pid).values)
+        for expected in ["nimbusd", "nimbus-core", "decoder", "output-stream", "httpd-\(httpd)"] {
+            XCTAssertTrue(names.contains(expected), "\(expected) in \(names)")
+        }
+        let unknown = names.filter { name in
+            !patterns.contains { $0.firstMatch(in: name, range: NSRange(location: 0, length: (name as NSString).length)) != nil }
+        }
+        XCTAssertEqual(unknown, [], "threads docs/design.md does not list")
+    }
+
     /// Each thread's name as the kernel holds it, by thread id.
     private func threadNames(_ pid: Int32) -> [String: String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

@@ -11,7 +11,8 @@ final class OfflineDownloadsTests: XCTestCase {
     private func downloads(_ directory: TemporaryDirectory, configured: [Pin] = []) -> OfflineDownloads {
         OfflineDownloads(
             storage: LocalStorage(root: directory.path), budget: 1 << 30, cacheDirectory: directory.path,
-            path: directory.file("offline"), transfers: 1, configured: configured, logger: Logger(level: .error) { _ in }, notify: {})
+            path: directory.file("offline"), transfers: 1, configured: configured, work: BlockingWork(name: "test-work", limit: 1),
+            logger: Logger(level: .error) { _ in }, notify: {})
     }
 
     func testPinsPersistButConfiguredOnesComeFromTheConfig() throws {

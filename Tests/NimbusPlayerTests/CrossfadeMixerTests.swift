@@ -1,6 +1,6 @@
 import NimbusDecoder
 import NimbusModel
-import NimbusOutput
+import NimbusPCM
 @testable import NimbusPlayer
 import XCTest
 

@@ -67,10 +67,10 @@ final class SubsonicUnitTests: XCTestCase {
         node.set("no", false)
         let json = String(decoding: SubsonicFormat.json.encode(node), as: UTF8.self)
         XCTAssertTrue(json.contains(#""n0":-9223372036854775808,"n1":-1,"n2":0,"n3":7,"n4":10,"n5":1234567890,"n6":9223372036854775807,"no":false"#), json)
-        XCTAssertEqual(SongFields.date(0), "1970-01-01T00:00:00.000Z")
-        XCTAssertEqual(SongFields.date(951_782_400), "2000-02-29T00:00:00.000Z")
-        XCTAssertEqual(SongFields.date(1_764_890_879), "2025-12-04T23:27:59.000Z")
-        XCTAssertEqual(SongFields.date(-5), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(ItemNodes.date(0), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(ItemNodes.date(951_782_400), "2000-02-29T00:00:00.000Z")
+        XCTAssertEqual(ItemNodes.date(1_764_890_879), "2025-12-04T23:27:59.000Z")
+        XCTAssertEqual(ItemNodes.date(-5), "1970-01-01T00:00:00.000Z")
     }
 
     func testEveryWayOfSigningIn() {

@@ -16,6 +16,8 @@ public final class CacheEntry: @unchecked Sendable {
     public let length: Int64
     let dataFD: Int32
     private weak var cache: RangeCache?
+    /// The cache's fetch threads (kept here: the cache itself is held weakly).
+    private let fetcher: Fetcher
     private let counters: CacheCounters
     let condition = NSCondition()
     private var source: any RemoteSource
@@ -51,6 +53,7 @@ public final class CacheEntry: @unchecked Sendable {
         self.source = source
         self.cache = cache
         self.counters = cache.counters
+        fetcher = cache.fetcher
         let base = directory + "/" + key.fileName
         let fd = open(base + ".data", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw InputError("Failed to open cache file \"\(base).data\": \(String(cString: strerror(errno)))") }
@@ -163,9 +166,9 @@ public final class CacheEntry: @unchecked Sendable {
     }
 
     func startJob(_ range: Range<Int64>, purpose: FetchPurpose) -> FetchJob {
-        let job = FetchJob(entry: self, range: range, purpose: purpose, sequence: Fetcher.shared.nextSequence())
+        let job = FetchJob(entry: self, range: range, purpose: purpose, sequence: fetcher.nextSequence())
         jobs.append(job)
-        Fetcher.shared.submit(job)
+        fetcher.submit(job)
         return job
     }
 

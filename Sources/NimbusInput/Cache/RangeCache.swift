@@ -11,6 +11,8 @@ public final class RangeCache: Sendable {
     public let directory: String
     public let budget: Int64
     public let counters = CacheCounters()
+    /// The threads that fetch this cache's missing ranges.
+    let fetcher = Fetcher()
     private let logger: Logger
     let state: Mutex<State>
 

@@ -15,10 +15,10 @@ public protocol APIUserControl: AnyObject {
     func removeKey(_ id: String) throws(APIUserFailure)
 }
 
-public struct APIUserFailure: Error, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-}
+/// Why a user or key was not added or removed (a sentence for the ACK).
+public typealias APIUserFailure = DomainError<APIUsers>
+/// The domain of `APIUserFailure`.
+public enum APIUsers {}
 
 @CoreActor
 enum APIUserCommands {

@@ -85,7 +85,7 @@ enum PodcastCommands {
             out.field("url", Redaction.withoutCredentials(show.url))
             out.field("episodes", show.episodes)
             let started = { (uri: String) -> Bool in
-                ["elapsed", "played"].contains { name in ((try? stickers?.get(type: "song", uri: uri, name: name)) ?? nil) != nil }
+                [SongStickers.resume, SongStickers.played].contains { name in ((try? stickers?.get(type: "song", uri: uri, name: name)) ?? nil) != nil }
             }
             out.field("new", show.arrivals.filter { !started($0) }.count)
             if let keep = show.keep { out.field("keep", keep) }

@@ -1,5 +1,6 @@
 import NimbusCore
 import NimbusOutput
+import NimbusPCM
 import NimbusProtocol
 import NimbusSupport
 

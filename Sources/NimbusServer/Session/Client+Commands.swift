@@ -93,7 +93,7 @@ extension Client {
 
     private func startDeferred(_ work: @escaping @Sendable () throws -> DeferredCompletion, command: String) {
         if !writeBlocked { reactor.change(fd: fd, interest: []) }
-        BlockingWork.shared.submit {
+        context.commandWork.submit {
             let result = Result { try work() }
             // The core half runs even if the client hung up meanwhile: the command was given.
             Task { @CoreActor in self.finishDeferred(result.flatMap { completion in Result { try completion() } }, command: command) }

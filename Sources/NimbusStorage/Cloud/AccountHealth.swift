@@ -54,11 +54,14 @@ public final class AccountHealth: Sendable {
     /// The user the account's settings or saved login name (a Nextcloud login names its
     /// user only once signed in), read when nothing was learned otherwise.
     private let settingsUser: (@Sendable () -> String?)?
+    /// Where the sign-in's identity is asked (one request); nil for an account with no `identify`.
+    private let work: BlockingWork?
 
     init(
         path: String?, user: String? = nil, credentials: OAuthTokens? = nil, identify: (@Sendable () -> String?)? = nil,
-        secretMissing: (@Sendable () -> String?)? = nil, settingsUser: (@Sendable () -> String?)? = nil
+        secretMissing: (@Sendable () -> String?)? = nil, settingsUser: (@Sendable () -> String?)? = nil, work: BlockingWork? = nil
     ) {
+        self.work = work
         self.settingsUser = settingsUser
         self.path = path
         self.credentials = credentials
@@ -150,14 +153,14 @@ public final class AccountHealth: Sendable {
 
     /// Who signed in, asked once on a worker thread (never on the core loop): one request.
     public func identifyInBackground() {
-        guard let ask = identify else { return }
+        guard let ask = identify, let work else { return }
         let start = record.withLock { record -> Bool in
             guard record.user == nil, !record.identifying else { return false }
             record.identifying = true
             return true
         }
         guard start else { return }
-        BlockingWork.shared.submit { [self] in
+        work.submit { [self] in
             let user = ask()
             record.withLock {
                 $0.identifying = false

@@ -40,11 +40,14 @@ public final class CloudAccounts: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// Where each account's identity is asked once it answers.
+    private let work: BlockingWork
 
     public init(
         accounts: [Account], cache: RangeCache, stateDirectory: String, logger: Logger,
-        providers: CloudProviderRegistry = .standard
+        providers: CloudProviderRegistry = .standard, work: BlockingWork = BlockingWork(name: "accounts", limit: 2)
     ) {
+        self.work = work
         self.providers = providers
         self.cache = cache
         self.stateDirectory = stateDirectory
@@ -79,7 +82,7 @@ public final class CloudAccounts: Sendable {
         if let plugin { settingsUser = { plugin.configuredUser(settings) } }
         let health = AccountHealth(
             path: stateDirectory + "/" + account.name + ".health", user: plugin?.configuredUser(settings), credentials: tokens,
-            identify: identify, secretMissing: secretMissing, settingsUser: settingsUser)
+            identify: identify, secretMissing: secretMissing, settingsUser: settingsUser, work: work)
         return entries.withLock { entries in
             guard entries[account.name] == nil else { return false }
             entries[account.name] = Entry(account: account, health: health, tokens: tokens, addedAtRunTime: atRunTime)

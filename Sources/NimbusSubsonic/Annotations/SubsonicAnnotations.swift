@@ -36,7 +36,7 @@ public struct SubsonicStickers: Sendable {
 
     public static let none = SubsonicStickers(read: { _, _ in [:] }, change: { _ in "Stickers are not enabled (no sticker_file)" })
 
-    static let names = ["rating", "like", "playCount", "lastPlayed"]
+    static let names = [SongStickers.rating, SongStickers.like, SongStickers.playCount, SongStickers.lastPlayed]
 }
 
 /// The annotations of one object, as the API shows them.
@@ -48,10 +48,10 @@ struct Annotation: Sendable {
 
     init(_ stickers: [String: String]?) {
         guard let stickers else { return }
-        if let value = stickers["rating"].flatMap({ Int($0) }), value > 0 { rating = min(5, max(1, (value + 1) / 2)) }
-        starred = stickers["like"] == "2"
-        playCount = stickers["playCount"].flatMap { Int($0) }.map { max(0, $0) } ?? 0
-        lastPlayed = stickers["lastPlayed"].flatMap { Int64($0) }
+        rating = SongStickers.stars(stickers[SongStickers.rating])
+        starred = SongStickers.isLiked(stickers[SongStickers.like])
+        playCount = SongStickers.count(stickers[SongStickers.playCount])
+        lastPlayed = stickers[SongStickers.lastPlayed].flatMap { Int64($0) }
     }
 
     var isEmpty: Bool { rating == nil && !starred && playCount == 0 && lastPlayed == nil }
@@ -87,7 +87,7 @@ final class AnnotationSnapshot: Sendable {
             let played = self.song(library.songs[song].uri)
             annotation.playCount += played.playCount
             // Unrated itself, an album ranks by its best-rated song.
-            if entry.name.isEmpty || albums[entry.name]?["rating"] == nil, let rating = played.rating {
+            if entry.name.isEmpty || albums[entry.name]?[SongStickers.rating] == nil, let rating = played.rating {
                 annotation.rating = max(annotation.rating ?? 0, rating)
             }
             if let last = played.lastPlayed { annotation.lastPlayed = max(annotation.lastPlayed ?? 0, last) }
@@ -97,15 +97,15 @@ final class AnnotationSnapshot: Sendable {
 
     /// Whether an album's songs need looking at: only when some song has plays or a rating
     /// (most requests: none has, and the walk is skipped).
-    var anySongNoted: Bool { songs.values.contains { $0["playCount"] != nil || $0["rating"] != nil } }
+    var anySongNoted: Bool { songs.values.contains { $0[SongStickers.playCount] != nil || $0[SongStickers.rating] != nil } }
 }
 
 extension SubsonicNode {
     /// `starred`, `userRating`, `playCount`, `played` as the spec names them.
     mutating func annotate(_ annotation: Annotation, starredAt: Int64) {
-        if annotation.starred { set("starred", SongFields.date(starredAt)) }
+        if annotation.starred { set("starred", ItemNodes.date(starredAt)) }
         set("userRating", annotation.rating)
         if annotation.playCount > 0 { set("playCount", annotation.playCount) }
-        if let last = annotation.lastPlayed { set("played", SongFields.date(last)) }
+        if let last = annotation.lastPlayed { set("played", ItemNodes.date(last)) }
     }
 }

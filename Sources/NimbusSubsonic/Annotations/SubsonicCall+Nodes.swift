@@ -11,14 +11,14 @@ extension SubsonicCall {
     }
 
     func song(_ entry: SubsonicLibrary.SongEntry, name: String = "song") -> SubsonicNode {
-        var node = SongFields.song(entry, in: library, name: name)
+        var node = ItemNodes.song(entry, in: library, name: name)
         node.annotate(annotations.song(entry.uri), starredAt: entry.song.added ?? entry.song.modified)
         return node
     }
 
     func album(_ index: Int, name: String = "album") -> SubsonicNode {
         let library = library
-        var node = SongFields.album(index, in: library, name: name)
+        var node = ItemNodes.album(index, in: library, name: name)
         let annotations = annotations
         let annotation = annotations.anySongNoted ? annotations.album(index, in: library) : annotations.album(library.albums[index].name)
         node.annotate(annotation, starredAt: library.albums[index].created == Int64.max ? library.updated : library.albums[index].created)
@@ -26,7 +26,7 @@ extension SubsonicCall {
     }
 
     func artist(_ index: Int, name: String = "artist") -> SubsonicNode {
-        var node = SongFields.artist(index, in: library, name: name)
+        var node = ItemNodes.artist(index, in: library, name: name)
         node.annotate(annotations.artist(library.artists[index].name), starredAt: library.updated)
         return node
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NimbusModel
 
 /// Bookmarks are the resume positions the box already keeps: a song's `elapsed` sticker
 /// (whole seconds, as myMPD writes it), so an audiobook paused on the box is a bookmark on
@@ -8,59 +9,71 @@ import Foundation
 /// Play queues are each user's own, kept by `SubsonicPlayQueues` across restarts, by id
 /// (`getPlayQueue`) or by index (`getPlayQueueByIndex`, the `indexBasedQueue` extension).
 extension SubsonicService {
-    static let bookmarkNames = ["elapsed", "bookmarkComment", "bookmarkUser", "bookmarkChanged"]
+    static let bookmarkNames = [SongStickers.resume, "bookmarkComment", "bookmarkUser", "bookmarkChanged"]
 
-    static var bookmarkEndpoints: [String: SubsonicEndpoint] {
-        [
-            "getBookmarks": SubsonicEndpoint { call throws(SubsonicError) in
-                let stickers = call.backend.stickers
-                let found = call.blocking { await stickers.read("song", bookmarkNames) }
-                let library = call.library
-                var items: [SubsonicNode] = []
-                for (uri, values) in found.sorted(by: { $0.key < $1.key }) {
-                    guard let text = values["elapsed"], let seconds = Double(text), seconds.isFinite, seconds > 0, seconds < 1e9,
-                        let entry = library.song(SubsonicIDs.song(uri))
-                    else { continue }
-                    let changed = Int64(values["bookmarkChanged"] ?? "") ?? library.updated
-                    var node = SubsonicNode("bookmark")
-                    node.set("position", Int64(seconds * 1000))
-                    node.set("username", values["bookmarkUser"] ?? call.user?.name ?? "")
-                    node.set("comment", values["bookmarkComment"])
-                    node.set("created", SongFields.date(changed))
-                    node.set("changed", SongFields.date(changed))
-                    node.add(call.song(entry, name: "entry"))
-                    items.append(node)
-                }
-                var node = SubsonicNode("bookmarks")
-                node.add(list: "bookmark", items)
-                return .node(node)
-            },
-            "createBookmark": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
-                guard let text = try call.arguments.optional("position"), let position = Int64(text), position >= 0,
-                    position < 1_000_000_000_000
-                else { throw .missing("position") }
-                var changes: [StickerChange] = [
-                    .set(type: "song", uri: entry.uri, name: "elapsed", value: String(position / 1000)),
-                    .set(type: "song", uri: entry.uri, name: "bookmarkUser", value: call.user?.name ?? ""),
-                    .set(type: "song", uri: entry.uri, name: "bookmarkChanged", value: String(Int64(Date().timeIntervalSince1970))),
-                ]
-                if let comment = try call.arguments.optional("comment"), !comment.isEmpty {
-                    changes.append(.set(type: "song", uri: entry.uri, name: "bookmarkComment", value: String(comment.prefix(1000))))
-                } else {
-                    changes.append(.delete(type: "song", uri: entry.uri, name: "bookmarkComment"))
-                }
-                return try call.change(changes)
-            },
-            "deleteBookmark": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
-                return try call.change(bookmarkNames.map { .delete(type: "song", uri: entry.uri, name: $0) })
-            },
-            "getPlayQueue": SubsonicEndpoint { call throws(SubsonicError) in try playQueue(call, byIndex: false) },
-            "getPlayQueueByIndex": SubsonicEndpoint { call throws(SubsonicError) in try playQueue(call, byIndex: true) },
-            "savePlayQueue": SubsonicEndpoint { call throws(SubsonicError) in try savePlayQueue(call, byIndex: false) },
-            "savePlayQueueByIndex": SubsonicEndpoint { call throws(SubsonicError) in try savePlayQueue(call, byIndex: true) },
-        ]
+    enum BookmarkEndpoints {
+        static func getBookmarks(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let stickers = call.backend.stickers
+            let found = call.blocking { await stickers.read("song", bookmarkNames) }
+            let library = call.library
+            var items: [SubsonicNode] = []
+            for (uri, values) in found.sorted(by: { $0.key < $1.key }) {
+                guard let position = SongStickers.resumeMilliseconds(values[SongStickers.resume]),
+                    let entry = library.song(SubsonicIDs.song(uri))
+                else { continue }
+                let changed = Int64(values["bookmarkChanged"] ?? "") ?? library.updated
+                var node = SubsonicNode("bookmark")
+                node.set("position", Int64(position))
+                node.set("username", values["bookmarkUser"] ?? call.user?.name ?? "")
+                node.set("comment", values["bookmarkComment"])
+                node.set("created", ItemNodes.date(changed))
+                node.set("changed", ItemNodes.date(changed))
+                node.add(call.song(entry, name: "entry"))
+                items.append(node)
+            }
+            var node = SubsonicNode("bookmarks")
+            node.add(list: "bookmark", items)
+            return .node(node)
+        }
+
+        static func createBookmark(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
+            guard let text = try call.arguments.optional("position"), let position = Int64(text), position >= 0,
+                position < 1_000_000_000_000
+            else { throw .missing("position") }
+            var changes: [StickerChange] = [
+                .set(type: "song", uri: entry.uri, name: SongStickers.resume, value: SongStickers.resumeValue(milliseconds: Int(position))),
+                .set(type: "song", uri: entry.uri, name: "bookmarkUser", value: call.user?.name ?? ""),
+                .set(type: "song", uri: entry.uri, name: "bookmarkChanged", value: String(Int64(Date().timeIntervalSince1970))),
+            ]
+            if let comment = try call.arguments.optional("comment"), !comment.isEmpty {
+                changes.append(.set(type: "song", uri: entry.uri, name: "bookmarkComment", value: String(comment.prefix(1000))))
+            } else {
+                changes.append(.delete(type: "song", uri: entry.uri, name: "bookmarkComment"))
+            }
+            return try call.change(changes)
+        }
+
+        static func deleteBookmark(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
+            return try call.change(bookmarkNames.map { .delete(type: "song", uri: entry.uri, name: $0) })
+        }
+
+        static func getPlayQueue(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try playQueue(call, byIndex: false)
+        }
+
+        static func getPlayQueueByIndex(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try playQueue(call, byIndex: true)
+        }
+
+        static func savePlayQueue(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try SubsonicService.savePlayQueue(call, byIndex: false)
+        }
+
+        static func savePlayQueueByIndex(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try SubsonicService.savePlayQueue(call, byIndex: true)
+        }
     }
 
     private static func playQueue(_ call: SubsonicCall, byIndex: Bool) throws(SubsonicError) -> SubsonicReply {
@@ -81,7 +94,7 @@ extension SubsonicService {
             node.set("position", queue.position)
         }
         node.set("username", user)
-        node.set("changed", SongFields.date(queue.changed))
+        node.set("changed", ItemNodes.date(queue.changed))
         node.set("changedBy", queue.changedBy)
         node.add(list: "entry", entries)
         return .node(node)

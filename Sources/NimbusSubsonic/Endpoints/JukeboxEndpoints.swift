@@ -10,12 +10,12 @@ import NimbusSupport
 ///
 /// `stop` pauses (DSub's stop-then-start resumes where it was); `gain` is the volume.
 extension SubsonicService {
-    static var jukeboxEndpoints: [String: SubsonicEndpoint] {
-        ["jukeboxControl": SubsonicEndpoint { call throws(SubsonicError) in try jukebox(call) }]
+    enum JukeboxEndpoints {
+        static func jukeboxControl(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply { try jukebox(call) }
     }
 
     private static func jukebox(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
-        guard let partitionOf = call.backend.jukebox else { throw SubsonicError(0, "The jukebox is not available on this box") }
+        guard let partitionOf = call.backend.jukebox else { throw .unavailable("The jukebox is") }
         let action = try call.arguments.required("action")
         let can = call.user?.permissions ?? []
         // MPD's permission for the same change on its own port.
@@ -108,12 +108,8 @@ struct JukeboxWork: Sendable {
             case "setGain": try partition.outputs.setVolume(gain ?? 100)
             default: break
             }
-        } catch .noMixer {
-            throw SubsonicError(0, "The box's outputs have no volume control")
-        } catch .queueFull(let limit) {
-            throw SubsonicError(0, "The queue is full (\(limit) songs)")
         } catch {
-            throw SubsonicError(0, "The jukebox cannot do that now (\(error))")
+            throw SubsonicError(error, while: "do that on the jukebox")
         }
     }
 }

@@ -4,69 +4,87 @@ import Foundation
 /// `getArtistInfo(2)` and `getAlbumInfo(2)`: answered with what the library and the
 /// stickers know (no service on the Internet is asked) — never an error for missing facts.
 extension SubsonicService {
-    static var listEndpoints: [String: SubsonicEndpoint] {
-        [
-            "getNowPlaying": SubsonicEndpoint { call throws(SubsonicError) in
-                let library = call.library
-                var entries: [SubsonicNode] = []
-                if let uri = call.blocking({ await call.backend.playing() }), let song = library.song(SubsonicIDs.song(uri)) {
-                    var node = call.song(song, name: "entry")
-                    node.set("username", "nimbus")
-                    node.set("minutesAgo", 0)
-                    node.set("playerId", 0)
-                    node.set("playerName", "this box")
-                    entries.append(node)
-                }
-                for (index, playing) in call.service.nowPlaying().enumerated() {
-                    guard let song = library.song(playing.song) else { continue }
-                    var node = call.song(song, name: "entry")
-                    node.set("username", playing.user)
-                    node.set("minutesAgo", Int(Date().timeIntervalSince(playing.since) / 60))
-                    node.set("playerId", index + 1)
-                    node.set("playerName", playing.client)
-                    entries.append(node)
-                }
-                var node = SubsonicNode("nowPlaying")
-                node.add(list: "entry", entries)
-                return .node(node)
-            },
-            "getSongsByGenre": SubsonicEndpoint { call throws(SubsonicError) in
-                let library = call.library
-                let genre = try call.arguments.required("genre")
-                let count = try call.arguments.count("count", default: 10)
-                let offset = try call.arguments.int("offset", default: 0, range: 0...Int(Int32.max))
-                let folder = try call.arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
-                let picked = select(library.songs.count, (offset, count)) { index in
-                    let entry = library.songs[index]
-                    return (folder.map { entry.folder == $0 } ?? true) && entry.song.tag.values(.genre).contains(genre)
-                }
-                var node = SubsonicNode("songsByGenre")
-                node.add(list: "song", picked.map { call.song(library.songs[$0]) })
-                return .node(node)
-            },
-            "getTopSongs": SubsonicEndpoint { call throws(SubsonicError) in
-                let library = call.library, annotations = call.annotations
-                let artist = try call.arguments.required("artist")
-                let count = try call.arguments.count("count", default: 50)
-                let folded = SearchText.fold(artist)
-                var songs = library.songs.indices.filter { index in
-                    let entry = library.songs[index]
-                    return SearchText.fold(entry.song.tag.first(.artist) ?? library.albums[entry.album].artist) == folded
-                        || SearchText.fold(library.albums[entry.album].artist) == folded
-                }
-                let plays = Dictionary(uniqueKeysWithValues: songs.map { ($0, annotations.song(library.songs[$0].uri).playCount) })
-                songs.sort { plays[$0]! != plays[$1]! ? plays[$0]! > plays[$1]! : $0 < $1 }
-                var node = SubsonicNode("topSongs")
-                node.add(list: "song", songs.prefix(count).map { call.song(library.songs[$0]) })
-                return .node(node)
-            },
-            "getSimilarSongs2": SubsonicEndpoint { call throws(SubsonicError) in .node(try similarSongs(call, name: "similarSongs2")) },
-            "getSimilarSongs": SubsonicEndpoint { call throws(SubsonicError) in .node(try similarSongs(call, name: "similarSongs")) },
-            "getArtistInfo2": SubsonicEndpoint { call throws(SubsonicError) in .node(try artistInfo(call, name: "artistInfo2")) },
-            "getArtistInfo": SubsonicEndpoint { call throws(SubsonicError) in .node(try artistInfo(call, name: "artistInfo")) },
-            "getAlbumInfo2": SubsonicEndpoint { call throws(SubsonicError) in .node(try albumInfo(call)) },
-            "getAlbumInfo": SubsonicEndpoint { call throws(SubsonicError) in .node(try albumInfo(call)) },
-        ]
+    enum ListEndpoints {
+        static func getNowPlaying(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library
+            var entries: [SubsonicNode] = []
+            if let uri = call.blocking({ await call.backend.playing() }), let song = library.song(SubsonicIDs.song(uri)) {
+                var node = call.song(song, name: "entry")
+                node.set("username", "nimbus")
+                node.set("minutesAgo", 0)
+                node.set("playerId", 0)
+                node.set("playerName", "this box")
+                entries.append(node)
+            }
+            for (index, playing) in call.service.nowPlaying().enumerated() {
+                guard let song = library.song(playing.song) else { continue }
+                var node = call.song(song, name: "entry")
+                node.set("username", playing.user)
+                node.set("minutesAgo", Int(Date().timeIntervalSince(playing.since) / 60))
+                node.set("playerId", index + 1)
+                node.set("playerName", playing.client)
+                entries.append(node)
+            }
+            var node = SubsonicNode("nowPlaying")
+            node.add(list: "entry", entries)
+            return .node(node)
+        }
+
+        static func getSongsByGenre(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library
+            let genre = try call.arguments.required("genre")
+            let count = try call.arguments.count("count", default: 10)
+            let offset = try call.arguments.int("offset", default: 0, range: 0...Int(Int32.max))
+            let folder = try call.arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
+            let picked = select(library.songs.count, (offset, count)) { index in
+                let entry = library.songs[index]
+                return (folder.map { entry.folder == $0 } ?? true) && entry.song.tag.values(.genre).contains(genre)
+            }
+            var node = SubsonicNode("songsByGenre")
+            node.add(list: "song", picked.map { call.song(library.songs[$0]) })
+            return .node(node)
+        }
+
+        static func getTopSongs(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library, annotations = call.annotations
+            let artist = try call.arguments.required("artist")
+            let count = try call.arguments.count("count", default: 50)
+            let folded = SearchText.fold(artist)
+            var songs = library.songs.indices.filter { index in
+                let entry = library.songs[index]
+                return SearchText.fold(entry.song.tag.first(.artist) ?? library.albums[entry.album].artist) == folded
+                    || SearchText.fold(library.albums[entry.album].artist) == folded
+            }
+            let plays = Dictionary(uniqueKeysWithValues: songs.map { ($0, annotations.song(library.songs[$0].uri).playCount) })
+            songs.sort { plays[$0]! != plays[$1]! ? plays[$0]! > plays[$1]! : $0 < $1 }
+            var node = SubsonicNode("topSongs")
+            node.add(list: "song", songs.prefix(count).map { call.song(library.songs[$0]) })
+            return .node(node)
+        }
+
+        static func getSimilarSongs2(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try similarSongs(call, name: "similarSongs2"))
+        }
+
+        static func getSimilarSongs(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try similarSongs(call, name: "similarSongs"))
+        }
+
+        static func getArtistInfo2(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try artistInfo(call, name: "artistInfo2"))
+        }
+
+        static func getArtistInfo(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try artistInfo(call, name: "artistInfo"))
+        }
+
+        static func getAlbumInfo2(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try albumInfo(call))
+        }
+
+        static func getAlbumInfo(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try albumInfo(call))
+        }
     }
 
     /// The genres of an artist's songs.

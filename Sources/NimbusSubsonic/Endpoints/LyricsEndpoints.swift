@@ -6,35 +6,34 @@ import NimbusInput
 /// SYLT, MP4 `©lyr`), read through the storage — so cloud and share songs are read through
 /// the range cache, which already holds their heads.
 extension SubsonicService {
-    static var lyricsEndpoints: [String: SubsonicEndpoint] {
-        [
-            "getLyricsBySongId": SubsonicEndpoint { call throws(SubsonicError) in
-                guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
-                let artist = entry.song.tag.first(.artist) ?? "", title = entry.song.tag.first(.title) ?? entry.song.name
-                var list = SubsonicNode("lyricsList")
-                list.add(list: "structuredLyrics", lyrics(call, uri: entry.uri).map { structured($0, artist: artist, title: title) })
-                return .node(list)
-            },
-            "getLyrics": SubsonicEndpoint { call throws(SubsonicError) in
-                let artist = try call.arguments.optional("artist")?.lowercased() ?? ""
-                let title = try call.arguments.optional("title")?.lowercased() ?? ""
-                var node = SubsonicNode("lyrics")
-                guard !artist.isEmpty || !title.isEmpty else { return .node(node) }
-                let library = call.library
-                for index in library.songs.indices.prefix(1_000_000) {
-                    let song = library.songs[index].song
-                    guard artist.isEmpty || song.tag.first(.artist)?.lowercased() == artist,
-                        title.isEmpty || song.tag.first(.title)?.lowercased() == title
-                    else { continue }
-                    guard let found = lyrics(call, uri: library.songs[index].uri).first else { continue }
-                    node.set("artist", song.tag.first(.artist))
-                    node.set("title", song.tag.first(.title))
-                    node.text = found.plainText
-                    break
-                }
-                return .node(node)
-            },
-        ]
+    enum LyricsEndpoints {
+        static func getLyricsBySongId(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            guard let entry = call.library.song(try call.arguments.required("id")) else { throw .notFound("Song") }
+            let artist = entry.song.tag.first(.artist) ?? "", title = entry.song.tag.first(.title) ?? entry.song.name
+            var list = SubsonicNode("lyricsList")
+            list.add(list: "structuredLyrics", lyrics(call, uri: entry.uri).map { structured($0, artist: artist, title: title) })
+            return .node(list)
+        }
+
+        static func getLyrics(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let artist = try call.arguments.optional("artist")?.lowercased() ?? ""
+            let title = try call.arguments.optional("title")?.lowercased() ?? ""
+            var node = SubsonicNode("lyrics")
+            guard !artist.isEmpty || !title.isEmpty else { return .node(node) }
+            let library = call.library
+            for index in library.songs.indices.prefix(1_000_000) {
+                let song = library.songs[index].song
+                guard artist.isEmpty || song.tag.first(.artist)?.lowercased() == artist,
+                    title.isEmpty || song.tag.first(.title)?.lowercased() == title
+                else { continue }
+                guard let found = lyrics(call, uri: library.songs[index].uri).first else { continue }
+                node.set("artist", song.tag.first(.artist))
+                node.set("title", song.tag.first(.title))
+                node.text = found.plainText
+                break
+            }
+            return .node(node)
+        }
     }
 
     /// Every set of lyrics the song has: the `.lrc` file first (it is what a user put there).

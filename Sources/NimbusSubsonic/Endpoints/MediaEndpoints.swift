@@ -6,12 +6,18 @@ import NimbusWeb
 /// latter read through the range cache — with its length and real `Range` support;
 /// `getCoverArt` a scaled JPEG. `stream` counts no play (`scrobble` will).
 extension SubsonicService {
-    static var mediaEndpoints: [String: SubsonicEndpoint] {
-        [
-            "stream": SubsonicEndpoint { call throws(SubsonicError) in try stream(call) },
-            "download": SubsonicEndpoint { call throws(SubsonicError) in try original(call) },
-            "getCoverArt": SubsonicEndpoint { call throws(SubsonicError) in try coverArt(call) },
-        ]
+    enum MediaEndpoints {
+        static func stream(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try SubsonicService.stream(call)
+        }
+
+        static func download(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try original(call)
+        }
+
+        static func getCoverArt(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            try coverArt(call)
+        }
     }
 
     /// A cover for any id the API advertises as `coverArt`: the song's or album's picture
@@ -51,10 +57,10 @@ extension SubsonicService {
         do {
             input = try call.backend.open(entry.uri)
         } catch {
-            throw SubsonicError(0, "Cannot read the song: \(error)")
+            throw SubsonicError(error, while: "read the song")
         }
-        let suffix = SongFields.suffix(entry.song.name)
-        return try serve(call, input, song: entry.id, name: entry.song.name, type: SongFields.contentType(suffix))
+        let suffix = ItemNodes.suffix(entry.song.name)
+        return try serve(call, input, song: entry.id, name: entry.song.name, type: ItemNodes.contentType(suffix))
     }
 
     /// Sends a file with its length and real ranges: a song as it is, or a transcode kept

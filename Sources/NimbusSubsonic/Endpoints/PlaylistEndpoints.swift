@@ -9,76 +9,78 @@ import NimbusSupport
 /// indexes `updatePlaylist` removes are those of the songs shown. Edits run on the core loop,
 /// one after another with the MPD port's, and raise `stored_playlist` there.
 extension SubsonicService {
-    static var playlistEndpoints: [String: SubsonicEndpoint] {
-        [
-            "getPlaylists": SubsonicEndpoint { call throws(SubsonicError) in
-                let store = try call.playlists()
-                let library = call.library
-                var node = SubsonicNode("playlists")
-                let items = store.list().sorted { $0.name < $1.name }.map { entry in
-                    playlistNode(call, name: entry.name, modified: entry.modified, songs: shown((try? store.load(entry.name)) ?? [], library))
+    enum PlaylistEndpoints {
+        static func getPlaylists(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let store = try call.playlists()
+            let library = call.library
+            var node = SubsonicNode("playlists")
+            let items = store.list().sorted { $0.name < $1.name }.map { entry in
+                playlistNode(call, name: entry.name, modified: entry.modified, songs: shown((try? store.load(entry.name)) ?? [], library))
+            }
+            node.add(list: "playlist", items)
+            return .node(node)
+        }
+
+        static func getPlaylist(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let (store, name, modified) = try call.playlist(try call.arguments.required("id"))
+            return .node(try call.playlistWithSongs(store, name: name, modified: modified))
+        }
+
+        static func createPlaylist(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library
+            var uris: [String] = []
+            for id in call.arguments.all("songId").prefix(100_000) {
+                guard let song = library.song(id) else { throw .notFound("Song") }
+                uris.append(song.uri)
+            }
+            let store: PlaylistStore, name: String
+            if let id = try call.arguments.optional("playlistId") {
+                (store, name, _) = try call.playlist(id)
+                try call.edit { [uris, name, store] () throws(PlaylistStore.Failure) in try store.save(name, entries: uris, mode: .replace) }
+            } else {
+                store = try call.playlists()
+                name = try call.arguments.required("name")
+                guard PlaylistStore.isValidName(name), name.utf8.count <= 255 else { throw .invalid("name") }
+                try call.edit { [uris, name, store] () throws(PlaylistStore.Failure) in try store.create(name, entries: uris) }
+            }
+            return .node(try call.playlistWithSongs(store, name: name, modified: nil))
+        }
+
+        static func updatePlaylist(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library
+            let (store, name, _) = try call.playlist(try call.arguments.required("playlistId"))
+            var adding: [String] = []
+            for id in call.arguments.all("songIdToAdd").prefix(100_000) {
+                guard let song = library.song(id) else { throw .notFound("Song") }
+                adding.append(song.uri)
+            }
+            var removing: [Int] = []
+            for text in call.arguments.all("songIndexToRemove").prefix(100_000) {
+                guard let index = Int(text), index >= 0 else { throw .invalid("songIndexToRemove") }
+                removing.append(index)
+            }
+            let newName = try call.arguments.optional("name")
+            if let newName, newName != name, !(PlaylistStore.isValidName(newName) && newName.utf8.count <= 255) { throw .invalid("name") }
+            let oldName = name
+            try call.edit { [adding, removing] () throws(PlaylistStore.Failure) in
+                if !removing.isEmpty {
+                    let entries = try store.load(oldName)
+                    let visible = shownIndexes(entries, library)
+                    let dropped = Set(removing.compactMap { $0 < visible.count ? visible[$0] : nil })
+                    let kept = entries.indices.filter { !dropped.contains($0) }.map { entries[$0] }
+                    try store.save(oldName, entries: kept, mode: .replace)
                 }
-                node.add(list: "playlist", items)
-                return .node(node)
-            },
-            "getPlaylist": SubsonicEndpoint { call throws(SubsonicError) in
-                let (store, name, modified) = try call.playlist(try call.arguments.required("id"))
-                return .node(try call.playlistWithSongs(store, name: name, modified: modified))
-            },
-            "createPlaylist": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let library = call.library
-                var uris: [String] = []
-                for id in call.arguments.all("songId").prefix(100_000) {
-                    guard let song = library.song(id) else { throw .notFound("Song") }
-                    uris.append(song.uri)
-                }
-                let store: PlaylistStore, name: String
-                if let id = try call.arguments.optional("playlistId") {
-                    (store, name, _) = try call.playlist(id)
-                    try call.edit { [uris, name, store] () throws(PlaylistStore.Failure) in try store.save(name, entries: uris, mode: .replace) }
-                } else {
-                    store = try call.playlists()
-                    name = try call.arguments.required("name")
-                    guard PlaylistStore.isValidName(name), name.utf8.count <= 255 else { throw .invalid("name") }
-                    try call.edit { [uris, name, store] () throws(PlaylistStore.Failure) in try store.create(name, entries: uris) }
-                }
-                return .node(try call.playlistWithSongs(store, name: name, modified: nil))
-            },
-            "updatePlaylist": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let library = call.library
-                let (store, name, _) = try call.playlist(try call.arguments.required("playlistId"))
-                var adding: [String] = []
-                for id in call.arguments.all("songIdToAdd").prefix(100_000) {
-                    guard let song = library.song(id) else { throw .notFound("Song") }
-                    adding.append(song.uri)
-                }
-                var removing: [Int] = []
-                for text in call.arguments.all("songIndexToRemove").prefix(100_000) {
-                    guard let index = Int(text), index >= 0 else { throw .invalid("songIndexToRemove") }
-                    removing.append(index)
-                }
-                let newName = try call.arguments.optional("name")
-                if let newName, newName != name, !(PlaylistStore.isValidName(newName) && newName.utf8.count <= 255) { throw .invalid("name") }
-                let oldName = name
-                try call.edit { [adding, removing] () throws(PlaylistStore.Failure) in
-                    if !removing.isEmpty {
-                        let entries = try store.load(oldName)
-                        let visible = shownIndexes(entries, library)
-                        let dropped = Set(removing.compactMap { $0 < visible.count ? visible[$0] : nil })
-                        let kept = entries.indices.filter { !dropped.contains($0) }.map { entries[$0] }
-                        try store.save(oldName, entries: kept, mode: .replace)
-                    }
-                    if !adding.isEmpty { try store.add(oldName, entries: adding) }
-                    if let newName, newName != oldName { try store.rename(oldName, to: newName) }
-                }
-                return .node(nil)
-            },
-            "deletePlaylist": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let (store, name, _) = try call.playlist(try call.arguments.required("id"))
-                try call.edit { () throws(PlaylistStore.Failure) in try store.remove(name) }
-                return .node(nil)
-            },
-        ]
+                if !adding.isEmpty { try store.add(oldName, entries: adding) }
+                if let newName, newName != oldName { try store.rename(oldName, to: newName) }
+            }
+            return .node(nil)
+        }
+
+        static func deletePlaylist(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let (store, name, _) = try call.playlist(try call.arguments.required("id"))
+            try call.edit { () throws(PlaylistStore.Failure) in try store.remove(name) }
+            return .node(nil)
+        }
     }
 
     static func playlistID(_ name: String) -> String { "p" + SubsonicIDs.hash("playlist", name) }
@@ -100,8 +102,8 @@ extension SubsonicService {
         node.set("public", true)
         node.set("songCount", songs.count)
         node.set("duration", songs.reduce(0) { $0 + ($1.song.tag.duration ?? 0) } / 1000)
-        node.set("created", SongFields.date(modified))
-        node.set("changed", SongFields.date(modified))
+        node.set("created", ItemNodes.date(modified))
+        node.set("changed", ItemNodes.date(modified))
         if let first = songs.first { node.set("coverArt", call.library.albums[first.album].id) }
         return node
     }
@@ -109,7 +111,7 @@ extension SubsonicService {
 
 extension SubsonicCall {
     func playlists() throws(SubsonicError) -> PlaylistStore {
-        guard let store = backend.playlists else { throw SubsonicError(0, "Playlists are not enabled (no playlist_directory)") }
+        guard let store = backend.playlists else { throw .unavailable("Playlists are", because: "no playlist_directory") }
         return store
     }
 
@@ -127,7 +129,7 @@ extension SubsonicCall {
         do {
             entries = try store.load(name)
         } catch {
-            throw error == .noSuchPlaylist ? .notFound("Playlist") : SubsonicError(0, "Cannot read the playlist")
+            throw SubsonicError(error, while: "read the playlist")
         }
         let songs = SubsonicService.shown(entries, library)
         let time = modified ?? store.list().first { $0.name == name }?.modified ?? 0
@@ -149,13 +151,6 @@ extension SubsonicCall {
             await emit(.storedPlaylist)
             return nil
         }
-        guard let failure else { return }
-        switch failure {
-        case .noSuchPlaylist: throw .notFound("Playlist")
-        case .playlistExists, .renameTargetExists: throw SubsonicError(10, "A playlist of that name exists")
-        case .badName: throw .invalid("name")
-        case .tooLarge: throw SubsonicError(0, "The playlist is too long")
-        default: throw SubsonicError(0, "Cannot write the playlist")
-        }
+        if let failure { throw SubsonicError(failure, while: "write the playlist") }
     }
 }

@@ -5,81 +5,86 @@ import Foundation
 /// cache like any other), "download" as a pin on the box. A channel's id is `c` + MD5 of
 /// its folder name (see SubsonicIDs).
 extension SubsonicService {
-    static var podcastEndpoints: [String: SubsonicEndpoint] {
-        [
-            "getPodcasts": SubsonicEndpoint { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let wanted = try call.arguments.optional("id")
-                let episodes = try call.arguments.bool("includeEpisodes", default: true)
-                let statuses = podcasts.statuses()
-                let channels = podcasts.channels().filter { wanted == nil || SubsonicIDs.podcast($0.name) == wanted }
-                if let wanted, channels.isEmpty { throw .notFound("Podcast \(wanted)") }
-                var node = SubsonicNode("podcasts")
-                node.add(list: "channel", channels.map { call.channel($0, episodes: episodes, statuses: statuses) })
-                return .node(node)
-            },
-            "getNewestPodcasts": SubsonicEndpoint { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let count = try call.arguments.count("count", default: 20)
-                let statuses = podcasts.statuses()
-                let all = podcasts.channels().flatMap { channel in channel.episodes.map { (channel, $0) } }
-                let newest = all.sorted { ($0.1.published ?? 0, $0.1.uri) > ($1.1.published ?? 0, $1.1.uri) }.prefix(count)
-                var node = SubsonicNode("newestPodcasts")
-                node.add(list: "episode", newest.map { call.episode($0.1, of: $0.0, status: statuses[$0.1.uri]) })
-                return .node(node)
-            },
-            "getPodcastEpisode": SubsonicEndpoint { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let (channel, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
-                return .node(call.episode(episode, of: channel, status: podcasts.statuses()[episode.uri], name: "podcastEpisode"))
-            },
-            "createPodcastChannel": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let url = try call.arguments.required("url")
-                guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.utf8.count <= 4096 else { throw .invalid("url") }
-                do {
-                    _ = try podcasts.subscribe(url)
-                } catch {
-                    throw SubsonicError(0, "Cannot subscribe: \(error)")
-                }
-                return .node(nil)
-            },
-            "deletePodcastChannel": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let id = try call.arguments.required("id")
-                guard let channel = podcasts.channels().first(where: { SubsonicIDs.podcast($0.name) == id }) else { throw .notFound("Podcast") }
-                do {
-                    try podcasts.unsubscribe(channel.name)
-                } catch {
-                    throw SubsonicError(0, "Cannot unsubscribe: \(error)")
-                }
-                return .node(nil)
-            },
-            "refreshPodcasts": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                // Every feed is read: that takes a while, and the answer does not wait for it.
-                call.service.streamers.submit { try? podcasts.refresh() }
-                return .node(nil)
-            },
-            "downloadPodcastEpisode": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let (_, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
-                call.blocking { await podcasts.keep([episode.uri], true) }
-                return .node(nil)
-            },
-            "deletePodcastEpisode": SubsonicEndpoint(permission: [.read, .add]) { call throws(SubsonicError) in
-                let podcasts = try call.podcasts()
-                let (_, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
-                call.blocking { await podcasts.keep([episode.uri], false) }
-                return .node(nil)
-            },
-        ]
+    enum PodcastEndpoints {
+        static func getPodcasts(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let wanted = try call.arguments.optional("id")
+            let episodes = try call.arguments.bool("includeEpisodes", default: true)
+            let statuses = podcasts.statuses()
+            let channels = podcasts.channels().filter { wanted == nil || SubsonicIDs.podcast($0.name) == wanted }
+            if let wanted, channels.isEmpty { throw .notFound("Podcast \(wanted)") }
+            var node = SubsonicNode("podcasts")
+            node.add(list: "channel", channels.map { call.channel($0, episodes: episodes, statuses: statuses) })
+            return .node(node)
+        }
+
+        static func getNewestPodcasts(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let count = try call.arguments.count("count", default: 20)
+            let statuses = podcasts.statuses()
+            let all = podcasts.channels().flatMap { channel in channel.episodes.map { (channel, $0) } }
+            let newest = all.sorted { ($0.1.published ?? 0, $0.1.uri) > ($1.1.published ?? 0, $1.1.uri) }.prefix(count)
+            var node = SubsonicNode("newestPodcasts")
+            node.add(list: "episode", newest.map { call.episode($0.1, of: $0.0, status: statuses[$0.1.uri]) })
+            return .node(node)
+        }
+
+        static func getPodcastEpisode(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let (channel, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
+            return .node(call.episode(episode, of: channel, status: podcasts.statuses()[episode.uri], name: "podcastEpisode"))
+        }
+
+        static func createPodcastChannel(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let url = try call.arguments.required("url")
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.utf8.count <= 4096 else { throw .invalid("url") }
+            do {
+                _ = try podcasts.subscribe(url)
+            } catch {
+                throw SubsonicError(error, while: "subscribe")
+            }
+            return .node(nil)
+        }
+
+        static func deletePodcastChannel(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let id = try call.arguments.required("id")
+            guard let channel = podcasts.channels().first(where: { SubsonicIDs.podcast($0.name) == id }) else { throw .notFound("Podcast") }
+            do {
+                try podcasts.unsubscribe(channel.name)
+            } catch {
+                throw SubsonicError(error, while: "unsubscribe")
+            }
+            return .node(nil)
+        }
+
+        static func refreshPodcasts(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            // Every feed is read: that takes a while, and the answer does not wait for it.
+            call.service.streamers.submit { try? podcasts.refresh() }
+            return .node(nil)
+        }
+
+        static func downloadPodcastEpisode(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let (_, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
+            call.blocking { await podcasts.keep([episode.uri], true) }
+            return .node(nil)
+        }
+
+        static func deletePodcastEpisode(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let podcasts = try call.podcasts()
+            let (_, episode) = try call.findEpisode(podcasts, try call.arguments.required("id"))
+            call.blocking { await podcasts.keep([episode.uri], false) }
+            return .node(nil)
+        }
     }
 }
 
 extension SubsonicCall {
     func podcasts() throws(SubsonicError) -> SubsonicPodcasts {
-        guard let podcasts = backend.podcasts else { throw SubsonicError(0, "Podcasts are not available on this box") }
+        guard let podcasts = backend.podcasts else { throw .unavailable("Podcasts are") }
         return podcasts
     }
 
@@ -120,7 +125,7 @@ extension SubsonicCall {
         node.put("title", .string(episode.title))
         node.put("album", .string(channel.title))
         node.put("description", episode.description.map { .string(String($0.prefix(4000))) })
-        if let published = episode.published { node.put("publishDate", .string(SongFields.date(published))) }
+        if let published = episode.published { node.put("publishDate", .string(ItemNodes.date(published))) }
         if !node.has("duration"), let seconds = episode.seconds { node.set("duration", Int(seconds)) }
         if !node.has("size") { node.set("size", episode.size) }
         node.put("status", .string(status?.state ?? "new"))

@@ -4,33 +4,43 @@ import Foundation
 /// `query`, or `query=""` (the two quote characters Symfonium sends) — is everything, so a
 /// full sync pages through the library in the stable id order, each page costing its size.
 extension SubsonicService {
-    static var searchEndpoints: [String: SubsonicEndpoint] {
-        [
-            "search3": SubsonicEndpoint { call throws(SubsonicError) in .node(try search(call, name: "searchResult3")) },
-            "search2": SubsonicEndpoint { call throws(SubsonicError) in .node(try search(call, name: "searchResult2")) },
-            "getAlbumList2": SubsonicEndpoint { call throws(SubsonicError) in .node(try albumList(call, name: "albumList2")) },
-            "getAlbumList": SubsonicEndpoint { call throws(SubsonicError) in .node(try albumList(call, name: "albumList")) },
-            "getRandomSongs": SubsonicEndpoint { call throws(SubsonicError) in
-                let library = call.library
-                let size = try call.arguments.int("size", default: 10, range: 0...500)
-                let genre = try call.arguments.optional("genre")
-                let from = try call.arguments.optionalInt("fromYear", range: 0...9999)
-                let to = try call.arguments.optionalInt("toYear", range: 0...9999)
-                let folder = try call.arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
-                let matching = library.songs.indices.filter { index in
-                    let entry = library.songs[index]
-                    if let folder, entry.folder != folder { return false }
-                    if let genre, !entry.song.tag.values(.genre).contains(genre) { return false }
-                    let year = SongFields.year(entry.song.tag)
-                    if let from, (year ?? Int.min) < from { return false }
-                    if let to, (year ?? Int.max) > to { return false }
-                    return true
-                }
-                var node = SubsonicNode("randomSongs")
-                node.add(list: "song", matching.shuffled().prefix(size).map { call.song(library.songs[$0]) })
-                return .node(node)
-            },
-        ]
+    enum SearchEndpoints {
+        static func search3(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try search(call, name: "searchResult3"))
+        }
+
+        static func search2(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try search(call, name: "searchResult2"))
+        }
+
+        static func getAlbumList2(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try albumList(call, name: "albumList2"))
+        }
+
+        static func getAlbumList(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            .node(try albumList(call, name: "albumList"))
+        }
+
+        static func getRandomSongs(_ call: SubsonicCall) throws(SubsonicError) -> SubsonicReply {
+            let library = call.library
+            let size = try call.arguments.int("size", default: 10, range: 0...500)
+            let genre = try call.arguments.optional("genre")
+            let from = try call.arguments.optionalInt("fromYear", range: 0...9999)
+            let to = try call.arguments.optionalInt("toYear", range: 0...9999)
+            let folder = try call.arguments.optionalInt("musicFolderId", range: 0...Int(Int32.max))
+            let matching = library.songs.indices.filter { index in
+                let entry = library.songs[index]
+                if let folder, entry.folder != folder { return false }
+                if let genre, !entry.song.tag.values(.genre).contains(genre) { return false }
+                let year = ItemNodes.year(entry.song.tag)
+                if let from, (year ?? Int.min) < from { return false }
+                if let to, (year ?? Int.max) > to { return false }
+                return true
+            }
+            var node = SubsonicNode("randomSongs")
+            node.add(list: "song", matching.shuffled().prefix(size).map { call.song(library.songs[$0]) })
+            return .node(node)
+        }
     }
 
     /// The words of a query, folded; empty for "everything".

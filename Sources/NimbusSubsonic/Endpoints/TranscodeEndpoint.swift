@@ -19,7 +19,7 @@ extension SubsonicService {
         let songKbps = milliseconds > 0 && song.size > 0 ? Int(song.size * 8 / Int64(milliseconds)) : 0
         let request = TranscodeRequest(
             format: try call.arguments.optional("format"), maxKbps: try call.arguments.int("maxBitRate", default: 0, range: 0...10_000),
-            client: client, songSuffix: SongFields.suffix(song.name), songKbps: songKbps)
+            client: client, songSuffix: ItemNodes.suffix(song.name), songKbps: songKbps)
         let defaults = call.user.flatMap { backend.userTranscodeDefaults[$0.name] } ?? backend.transcodeDefaults
         let decision: TranscodeDecision
         do {
@@ -38,7 +38,7 @@ extension SubsonicService {
         do {
             transcoder = try Transcoder(decoder: try openDecoder(entry.uri), format: format, kbps: kbps, startingAt: offset)
         } catch {
-            throw SubsonicError(0, "Cannot transcode the song: \(error)")
+            throw SubsonicError(error, while: "transcode the song")
         }
         let seconds = max(0, Double(milliseconds) / 1000 - offset)
         // An MP3 of known length is promised exactly; other formats an estimate kept to the byte.
@@ -49,7 +49,6 @@ extension SubsonicService {
         let job = TranscodeJob(transcoder: transcoder, writer: writer, stream: stream, promised: promised)
         let service = call.service, user = call.user?.name ?? ""
         service.transcoders.submit {
-            Transcoder.lowerPriority()
             service.whileStreaming(user: user, song: entry.id, client: client) { job.run(logger: service.logger) }
         }
         var headers: [(String, String)] = [("cache-control:", "no-cache"), ("x-content-duration:", String(format: "%.2f", seconds))]

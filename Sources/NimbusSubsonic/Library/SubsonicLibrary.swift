@@ -57,12 +57,12 @@ public final class SubsonicLibrary: Sendable {
     /// The database's last update (seconds), for `getIndexes`' `lastModified`.
     public let updated: Int64
 
-    /// `folderOf`: the music folder of a URI (its mount, or nil for the music directory).
     /// The folder tree, for `getIndexes` and `getMusicDirectory`.
     public let root: LibraryDirectory
     private let directoryPaths = Mutex<[String: String]?>(nil)
 
-    public init(_ database: Database, folderOf: (String) -> String?) {
+    /// `location`: where a URI is (`SongLocation`); a mounted song's music folder is its mount's.
+    public init(_ database: Database, location: (String) -> SongLocation) {
         updated = database.updated
         root = database.root
         var songs: [SongEntry] = []
@@ -79,12 +79,12 @@ public final class SubsonicLibrary: Sendable {
             let albumName = tag.first(.album) ?? ""
             let albumID = SubsonicIDs.albumKey(artist: artistName, album: albumName)
             let uri = directory.isEmpty ? song.name : directory + "/" + song.name
-            let top = String(uri.prefix { $0 != "/" })
+            let top = StoragePath.firstSegment(uri)
             let folder: Int
             if let known = folders[top] {
                 folder = known
             } else {
-                folder = SubsonicIDs.folder(folderOf(uri))
+                if case .mounted(let mount, _) = location(uri) { folder = SubsonicIDs.folder(mount) } else { folder = SubsonicIDs.folder(nil) }
                 folders[top] = folder
             }
             let albumAt: Int
@@ -109,7 +109,7 @@ public final class SubsonicLibrary: Sendable {
             }
             albums[albumAt].duration += tag.duration ?? 0
             albums[albumAt].created = min(albums[albumAt].created, song.added ?? song.modified)
-            albums[albumAt].year = albums[albumAt].year ?? SongFields.year(tag)
+            albums[albumAt].year = albums[albumAt].year ?? ItemNodes.year(tag)
             albums[albumAt].genre = albums[albumAt].genre ?? tag.first(.genre)
             albums[albumAt].folders.insert(folder)
             if parentKey.directory != directory { parentKey = (directory, SubsonicIDs.key("dir", directory)) }
@@ -138,7 +138,7 @@ public final class SubsonicLibrary: Sendable {
         }
         for (index, entry) in sortedSongs.enumerated() { sortedAlbums[entry.album].songs.append(index) }
         for index in sortedAlbums.indices {
-            sortedAlbums[index].songs.sort { SongFields.precedes(sortedSongs[$0], sortedSongs[$1]) }
+            sortedAlbums[index].songs.sort { ItemNodes.precedes(sortedSongs[$0], sortedSongs[$1]) }
         }
         let sortedArtists: [ArtistEntry] = artistOrder.map { index in
             let artist = artists[index]

@@ -20,10 +20,7 @@ public final class SubsonicAccounts: Sendable {
         }
     }
 
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
-    }
+    public typealias Failure = DomainError<SubsonicAccounts>
 
     struct Stored: Codable {
         struct User: Codable { var name: String, password: String, permissions: String }

@@ -46,7 +46,7 @@ REQUIRED = {
     "line": [("value", str)],
     "lyrics": [("value", str)],
 }
-# Beyond the spec: what Amperfy and Strawberry need of a song (see SongFields).
+# Beyond the spec: what Amperfy and Strawberry need of a song (see ItemNodes).
 SONG_EXTRA = [("parent", str), ("albumId", str), ("artistId", str), ("size", int), ("suffix", str), ("contentType", str),
               ("type", str), ("path", str), ("created", str), ("duration", int)]
 

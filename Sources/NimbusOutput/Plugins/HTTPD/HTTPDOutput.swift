@@ -1,5 +1,6 @@
 import Foundation
 import NimbusSupport
+import NimbusEncoder
 import NimbusModel
 
 /// MPD's httpd output: the music as one endless HTTP stream (`http://box:8000/`) for phones,
@@ -12,21 +13,21 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
     // Invariant: `encoder`, `openFormat` and `idleSince` are only touched with `lock` held;
     // the rest belongs to the output thread.
     private let server: StreamServer
-    private let makeEncoder: (AudioFormat) throws(OutputError) -> any StreamEncoder
+    private let makeEncoder: (AudioFormat) throws(OutputError) -> any Encoder
     private let alwaysOn: Bool
     /// The rate the encoder needs (Opus: 48 kHz), whatever `format` says.
     private let encoderRate: UInt32?
     private let clock = NullOutput(paced: true)
     /// Guards the encoder: the keep-alive thread encodes silence while nothing plays.
     private let lock = NSLock()
-    private var encoder: (any StreamEncoder)?
+    private var encoder: (any Encoder)?
     private var openFormat: AudioFormat?
     private var idleSince: Date?
     private var keepAlive: Thread?
 
     init(
         server: StreamServer, alwaysOn: Bool, encoderRate: UInt32?,
-        makeEncoder: @escaping (AudioFormat) throws(OutputError) -> any StreamEncoder
+        makeEncoder: @escaping (AudioFormat) throws(OutputError) -> any Encoder
     ) {
         self.server = server
         self.encoderRate = encoderRate
@@ -61,7 +62,7 @@ public final class HTTPDOutput: AudioOutput, @unchecked Sendable {
             bytes = try encoder?.encode(pcm) ?? []
         } catch {
             lock.unlock()
-            throw error
+            throw OutputError(error.message)
         }
         let seconds = openFormat.map { Double(pcm.count / max($0.frameBytes, 1)) / Double($0.sampleRate) } ?? 0
         lock.unlock()
@@ -134,21 +135,14 @@ public struct HTTPDOutputPlugin: OutputPlugin {
         let port = Int(settings["port"] ?? "8000") ?? 8000
         guard (1...65535).contains(port) else { throw OutputError("httpd output \"\(configuration.name)\": bad port \"\(settings["port"] ?? "")\"") }
         let kind = settings["encoder"] ?? "vorbis"
-        let quality = settings["quality"].flatMap(Float.init)
-        let bitrate = settings["bitrate"].flatMap(Int.init)
-        let compression = UInt32(settings["compression"] ?? "5") ?? 5
-        let make: @Sendable (AudioFormat) throws(OutputError) -> any StreamEncoder
-        switch kind {
-        case "vorbis": make = { format throws(OutputError) in try VorbisStreamEncoder(format, quality: quality, bitrate: bitrate) }
-        case "flac": make = { format throws(OutputError) in try FLACStreamEncoder(format, compression: compression) }
-        case "wave": make = { format in WaveEncoder(format) }
-        case "lame": make = { format throws(OutputError) in try LameStreamEncoder(format, quality: quality, bitrate: bitrate) }
-        case "opus":
-            let complexity = Int32(settings["complexity"] ?? "10") ?? 10
-            let (opusBitrate, signal) = (settings["bitrate"], settings["signal"])
-            make = { format throws(OutputError) in try OpusStreamEncoder(format, bitrate: opusBitrate, complexity: complexity, signal: signal) }
-        default:
-            throw OutputError("httpd output \"\(configuration.name)\": encoder \"\(kind)\" is not available (vorbis, opus, flac, lame, wave)")
+        let encoders = EncoderRegistry.standard
+        guard let plugin = encoders.plugin(named: kind) else {
+            throw OutputError(
+                "httpd output \"\(configuration.name)\": encoder \"\(kind)\" is not available (\(encoders.names.joined(separator: ", ")))")
+        }
+        let encoderSettings = EncoderSettings(settings)
+        let make: @Sendable (AudioFormat) throws(OutputError) -> any Encoder = { format throws(OutputError) in
+            do throws(EncoderError) { return try plugin.make(format, encoderSettings) } catch { throw OutputError(error.message) }
         }
         let server = try StreamServer(
             address: settings["bind_to_address"] ?? "any", port: port, maxClients: Int(settings["max_clients"] ?? "0") ?? 0,
@@ -156,7 +150,7 @@ public struct HTTPDOutputPlugin: OutputPlugin {
         let alwaysOn = configuration.flag("always_on", default: false)
         let box = ServerBox(server)
         return OutputDefinition(defaultFormat: AudioFormatPattern(sampleRate: 44100, sample: .s16, channels: 2)) {
-            HTTPDOutput(server: box.server, alwaysOn: alwaysOn, encoderRate: kind == "opus" ? OpusStreamEncoder.rate : nil, makeEncoder: make)
+            HTTPDOutput(server: box.server, alwaysOn: alwaysOn, encoderRate: plugin.rates?.first, makeEncoder: make)
         }
     }
 }
