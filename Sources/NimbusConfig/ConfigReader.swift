@@ -17,7 +17,7 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "follow_inside_symlinks", "pid_file",
+        "pid_file",
         "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
@@ -25,7 +25,7 @@ struct ConfigReader {
         "despotify_password", "despotify_high_bitrate", "log_timestamp",
     ]
     static let ignoredMPDBlocks: Set<String> = [
-        "decoder", "input", "input_cache", "playlist_plugin", "filter", "database", "neighbors",
+        "decoder", "input", "input_cache", "playlist_plugin", "filter", "neighbors",
     ]
 
     mutating func apply(to config: inout DaemonConfiguration) throws(ConfigError) {
@@ -50,6 +50,7 @@ struct ConfigReader {
                 } else {
                     config.subsonicUsers.append(user)
                 }
+            case "database": try applyDatabase(block, to: &config)
             case let name where Self.ignoredMPDBlocks.contains(name):
                 warn(block.location, "'\(name)' blocks are not supported by Nimbus; ignored")
             default:
@@ -107,6 +108,7 @@ struct ConfigReader {
         case "state_file_interval": config.stateFileInterval = try number(param, range: 1...Int(Int32.max))
         case "save_absolute_paths_in_playlists": config.absolutePlaylistPaths = try bool(param)
         case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)
+        case "follow_inside_symlinks": config.followInsideSymlinks = try bool(param)
         case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
         case "zeroconf_name": config.zeroconfName = param.value
         case "replaygain":
@@ -157,6 +159,30 @@ struct ConfigReader {
 
     private func path(_ param: ConfigParam) -> String {
         PathExpansion.expand(param.value, home: home)
+    }
+
+    /// MPD's `database { plugin "simple" path … }`: where the database lives (as `db_file`,
+    /// which a block overrides, as in MPD where the two cannot be combined). Nimbus's file is
+    /// already compact, so `compress` and `cache_directory` change nothing; another plugin
+    /// (`proxy`, `upnp`) is not offered and the local database is used, with a warning.
+    private mutating func applyDatabase(_ block: ConfigBlock, to config: inout DaemonConfiguration) throws(ConfigError) {
+        let plugin = block.params.last { $0.name == "plugin" }?.value ?? "simple"
+        guard plugin == "simple" else {
+            warn(block.location, "database plugin \"\(plugin)\" is not supported by Nimbus; the local music directory's database is used")
+            return
+        }
+        if file.params.contains(where: { $0.name == "db_file" }) {
+            warn(block.location, "both 'db_file' and a 'database' block; the block's path is used")
+        }
+        for param in block.params {
+            switch param.name {
+            case "plugin": break
+            case "path": config.databaseFile = try absolutePath(param)
+            case "compress", "cache_directory", "hide_playlist_targets":
+                warn(param.location, "database setting '\(param.name)' changes nothing in Nimbus; ignored")
+            default: warn(param.location, "unknown database setting '\(param.name)'; ignored")
+            }
+        }
     }
 
     private func absolutePath(_ param: ConfigParam) throws(ConfigError) -> String {

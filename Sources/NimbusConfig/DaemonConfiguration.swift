@@ -62,8 +62,10 @@ public struct DaemonConfiguration: Sendable {
     public var stateFileInterval = 120
     /// `save_absolute_paths_in_playlists`: write music files into .m3u by absolute path.
     public var absolutePlaylistPaths = false
-    /// Follow symbolic links that lead out of the music directory (MPD: yes; Nimbus: no).
-    public var followOutsideSymlinks = false
+    /// Follow symbolic links that lead out of the music directory, and those that stay in it
+    /// (both yes, as in MPD).
+    public var followOutsideSymlinks = true
+    public var followInsideSymlinks = true
     /// The initial `replay_gain_mode` (a state file's wins) and how gains are applied.
     public var replayGainMode = "off"
     public var replayGainPreamp: Float = 0

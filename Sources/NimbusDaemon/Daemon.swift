@@ -80,7 +80,9 @@ public final class Daemon {
                 revalidateAfter: .seconds(configuration.cacheRevalidate), logger: logger.domain("cache")),
             stateDirectory: configuration.cacheDirectory + "/accounts", logger: logger.domain("cloud"), work: executors.commands)
         mounted = MountedStorage(
-            root: LocalStorage(root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks))
+            root: LocalStorage(
+                root: configuration.musicDirectory, followOutsideSymlinks: configuration.followOutsideSymlinks,
+                followInsideSymlinks: configuration.followInsideSymlinks))
         library = MusicLibrary(
             storage: mounted, registry: decoders, musicDirectory: configuration.musicDirectory,
             databasePath: configuration.databaseFile, logger: logger.domain("update"))

@@ -69,9 +69,11 @@ public struct DecoderRegistry: Sendable {
         self.bySuffix = bySuffix
     }
 
-    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC, libopusfile, the native WAV reader,
-    /// and FFmpeg for the rest.
-    public static let standard = DecoderRegistry([MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), WAVPlugin(), FFmpegPlugin()])
+    /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC (native and in Ogg), libopusfile,
+    /// the native WAV reader, and FFmpeg for the rest.
+    public static let standard = DecoderRegistry([
+        MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), FLACPlugin(ogg: true), WAVPlugin(), FFmpegPlugin(),
+    ])
 
     /// The plugin for a suffix; when several claim it (`.ogg`: Vorbis, then Opus), one that
     /// tries them in order, as MPD does, so an Opus stream in a `.ogg` file plays.

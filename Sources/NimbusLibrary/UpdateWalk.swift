@@ -64,7 +64,7 @@ struct UpdateWalk {
         var newRoot = root
         if path.isEmpty {
             let rootEntry = try? storage.stat("")
-            let pending = walk(old: root, path: "", name: "", entry: rootEntry, ancestors: [], plan: plan)
+            let pending = walk(old: root, path: "", name: "", entry: rootEntry, ancestors: [], ignores: IgnoreList(), plan: plan)
             scan(plan)
             newRoot = materialize(pending, plan: plan) ?? LibraryDirectory(name: "")
             newRoot.name = ""
@@ -86,12 +86,21 @@ struct UpdateWalk {
 
     private func replace(in root: LibraryDirectory, path: String, entry: StorageEntry?, plan: Plan) -> LibraryDirectory {
         let components = path.split(separator: "/").map(String.init)
-        return replace(in: root, components: components[...], prefix: "", entry: entry, plan: plan) ?? LibraryDirectory(name: "")
+        // The patterns of every `.mpdignore` above: an ignored name updated by path is gone.
+        let ignores = IgnoreList.inherited(at: components.dropLast().joined(separator: "/"), storage: storage, logger: logger)
+        var entry = entry
+        if let name = components.last, ignores.excludes(name) {
+            logger.info("Skipping \"\(path)\": listed in \(IgnoreList.fileName)")
+            entry = nil
+        }
+        return replace(in: root, components: components[...], prefix: "", entry: entry, ignores: ignores, plan: plan)
+            ?? LibraryDirectory(name: "")
     }
 
     /// Rebuilds one directory along the path to the updated item; nil means "now empty".
     private func replace(
-        in directory: LibraryDirectory, components: ArraySlice<String>, prefix: String, entry: StorageEntry?, plan: Plan
+        in directory: LibraryDirectory, components: ArraySlice<String>, prefix: String, entry: StorageEntry?, ignores: IgnoreList,
+        plan: Plan
     ) -> LibraryDirectory? {
         var directory = directory
         let name = components.first!
@@ -115,14 +124,14 @@ struct UpdateWalk {
             let old = directory.directory(named: name)
             directory.directories.removeAll { $0.name == name }
             if let entry, entry.kind == .directory {
-                let pending = walk(old: old, path: childPath, name: name, entry: entry, ancestors: [], plan: plan)
+                let pending = walk(old: old, path: childPath, name: name, entry: entry, ancestors: [], ignores: ignores, plan: plan)
                 scan(plan)
                 if let updated = materialize(pending, plan: plan) { directory.directories.append(updated) }
             }
         } else {
             let old = directory.directory(named: name) ?? LibraryDirectory(name: name)
             directory.directories.removeAll { $0.name == name }
-            if var updated = replace(in: old, components: components.dropFirst(), prefix: childPath, entry: entry, plan: plan) {
+            if var updated = replace(in: old, components: components.dropFirst(), prefix: childPath, entry: entry, ignores: ignores, plan: plan) {
                 if updated.modified == 0, let stat = try? storage.stat(childPath) { updated.modified = stat.modified }
                 directory.directories.append(updated)
             }
@@ -132,10 +141,11 @@ struct UpdateWalk {
     }
 
     private func walk(
-        old: LibraryDirectory?, path: String, name: String, entry: StorageEntry?, ancestors: [FileIdentity], plan: Plan
+        old: LibraryDirectory?, path: String, name: String, entry: StorageEntry?, ancestors: [FileIdentity], ignores inherited: IgnoreList,
+        plan: Plan
     ) -> PendingDirectory {
         var pending = PendingDirectory(name: name, modified: entry?.modified ?? 0, identity: entry?.identity, old: old)
-        let entries: [StorageEntry]
+        var entries: [StorageEntry]
         do {
             entries = try storage.list(path) { logger.info($0) }
         } catch {
@@ -144,6 +154,18 @@ struct UpdateWalk {
             // because a server was down).
             if error.kind != .notFound, let old { pending.kept = old }
             return pending
+        }
+        let ignores = inherited.adding(
+            folder: path, storage: storage, listed: entries.contains { $0.name == IgnoreList.fileName && $0.kind == .file }, logger: logger)
+        if !ignores.isEmpty {
+            entries.removeAll { entry in
+                guard ignores.excludes(entry.name) else { return false }
+                logger.info("Skipping \"\(StoragePath.join(path, entry.name))\": listed in \(IgnoreList.fileName)")
+                return true
+            }
+        }
+        for file in entries where file.kind == .file && !registry.supports(file.name) && file.name != IgnoreList.fileName {
+            logger.info("Skipping \"\(StoragePath.join(path, file.name))\": not a format Nimbus plays")
         }
         let files = Dictionary(
             entries.filter { $0.kind == .file && registry.supports($0.name) }.map { ($0.name, $0) },
@@ -173,7 +195,7 @@ struct UpdateWalk {
             pending.directories.append(
                 walk(
                     old: old?.directory(named: child.name), path: StoragePath.join(path, child.name), name: child.name,
-                    entry: child, ancestors: lineage, plan: plan))
+                    entry: child, ancestors: lineage, ignores: ignores, plan: plan))
         }
         return pending
     }

@@ -4,18 +4,23 @@ import NimbusInput
 
 /// The local music directory.
 ///
-/// Symbolic links are followed inside the root; a link whose target lies outside it is
-/// skipped unless `followOutsideSymlinks` is set (MPD follows them by default; we refuse,
-/// so a client can never read outside the music directory through the library).
+/// Symbolic links are followed as MPD follows them: by default both those leading outside
+/// the root (a library spread over disks as `~/Music/nas -> /mnt/nas`) and those inside it;
+/// `follow_outside_symlinks "no"` keeps every read inside the music directory, and
+/// `follow_inside_symlinks "no"` skips links to what the library holds anyway. Whether a link
+/// is inside is decided on its resolved target, not its spelling. A skipped link is named
+/// in the log by the listing's `skipped`.
 public struct LocalStorage: Storage {
     public let root: String
     public let followOutsideSymlinks: Bool
+    public let followInsideSymlinks: Bool
     private let canonicalRoot: String
 
-    public init(root: String, followOutsideSymlinks: Bool = false) {
+    public init(root: String, followOutsideSymlinks: Bool = true, followInsideSymlinks: Bool = true) {
         let trimmed = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.root = trimmed
         self.followOutsideSymlinks = followOutsideSymlinks
+        self.followInsideSymlinks = followInsideSymlinks
         self.canonicalRoot = Self.realPath(trimmed) ?? trimmed
     }
 
@@ -69,11 +74,13 @@ public struct LocalStorage: Storage {
         var info = link
         if (link.st_mode & S_IFMT) == S_IFLNK {
             guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { throw StorageError(.notFound, "dangling symbolic link") }
-            if !followOutsideSymlinks {
-                guard let target = Self.realPath(path),
-                    target == canonicalRoot || target.hasPrefix(canonicalRoot + "/")
-                else {
-                    throw StorageError(.outsideRoot, "symbolic link leads outside the music directory")
+            if !followOutsideSymlinks || !followInsideSymlinks {
+                let inside = Self.realPath(path).map { $0 == canonicalRoot || $0.hasPrefix(canonicalRoot + "/") } ?? false
+                if !inside, !followOutsideSymlinks {
+                    throw StorageError(.outsideRoot, "symbolic link leads outside the music directory (follow_outside_symlinks is no)")
+                }
+                if inside, !followInsideSymlinks {
+                    throw StorageError(.outsideRoot, "symbolic link inside the music directory (follow_inside_symlinks is no)")
                 }
             }
         }
@@ -111,7 +118,7 @@ public struct LocalStorage: Storage {
     private func checkInside(_ path: String) throws(StorageError) {
         guard !followOutsideSymlinks, let resolved = Self.realPath(path) else { return }
         guard resolved == canonicalRoot || resolved.hasPrefix(canonicalRoot + "/") else {
-            throw StorageError(.outsideRoot, "symbolic link leads outside the music directory")
+            throw StorageError(.outsideRoot, "symbolic link leads outside the music directory (follow_outside_symlinks is no)")
         }
     }
 

@@ -5,8 +5,8 @@ import XCTest
 
 /// The database as a process sees it: persistence, incremental updates, crashes, bad files.
 final class LibraryUpdateTests: XCTestCase {
-    private func daemon(_ music: String, songs: Int) throws -> ServerProcess {
-        let daemon = try ServerProcess(.nimbus, config: "log_level \"verbose\"", musicDirectory: music)
+    private func daemon(_ music: String, songs: Int, config: String = "") throws -> ServerProcess {
+        let daemon = try ServerProcess(.nimbus, config: "log_level \"verbose\"\n" + config, musicDirectory: music)
         try daemon.waitForDatabase(songs: songs)
         return daemon
     }
@@ -109,7 +109,7 @@ final class LibraryUpdateTests: XCTestCase {
         var rawName = Array((music + "/latin1-").utf8) + [0xE9] + Array(".wav".utf8) + [0]
         let fd = rawName.withUnsafeMutableBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
         close(fd)
-        let daemon = try self.daemon(music, songs: 12)
+        let daemon = try self.daemon(music, songs: 12, config: "follow_outside_symlinks \"no\"")
         let client = try daemon.connect()
         let all = try client.request("listall")
         XCTAssertFalse(all.contains { $0.contains("loop") || $0.contains("outside") || $0.contains("latin1") }, all.joined(separator: "\n"))
@@ -117,8 +117,49 @@ final class LibraryUpdateTests: XCTestCase {
         XCTAssertTrue(daemon.log.contains("Skipping \"broken/random.mp3\""), daemon.log)
         XCTAssertEqual(try client.request("lsinfo ../"), ["ACK [2@0] {lsinfo} Bad relative path"])
         XCTAssertEqual(try client.request("listfiles .."), ["ACK [2@0] {listfiles} Bad relative path"])
-        XCTAssertEqual(try client.request("listfiles outside"), ["ACK [52@0] {listfiles} Failed to open \(music)/outside: symbolic link leads outside the music directory"])
+        XCTAssertEqual(try client.request("listfiles outside"), ["ACK [52@0] {listfiles} Failed to open \(music)/outside: symbolic link leads outside the music directory (follow_outside_symlinks is no)"])
         XCTAssertEqual(try client.request("albumart ../../etc/passwd 0"), ["ACK [2@0] {albumart} Bad relative path"])
+    }
+
+    /// As MPD: links out of the music directory (a second disk) and inside it are followed by
+    /// default, `follow_inside_symlinks "no"` skips the inside ones with a log line, and a
+    /// folder's `.mpdignore` hides what its patterns match there and below — read anew at
+    /// each update, and for `update PATH` too.
+    func testSymbolicLinksAndIgnoreFilesAsMPD() throws {
+        let work = TemporaryDirectory()
+        let music = work.file("music")
+        let disk = work.file("disk")
+        for folder in [music + "/Album/Live", disk + "/Other"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        for path in [music + "/Album/a.wav", music + "/Album/b.wav", music + "/Album/Live/c.wav", disk + "/Other/d.wav"] {
+            try AudioFixtures.writeRampWAV(to: path, frames: 4410)
+        }
+        symlink(disk, music + "/nas")
+        symlink("Album", music + "/Again")
+        let followed = try self.daemon(music, songs: 3 + 1 + 3)
+        let all = try followed.connect().request("listall")
+        XCTAssertTrue(all.contains("file: nas/Other/d.wav"), "the link to another disk is followed: \(all)")
+        XCTAssertTrue(all.contains("file: Again/a.wav"), "the link inside is followed: \(all)")
+        _ = followed.stop()
+
+        let skipping = try self.daemon(music, songs: 4, config: "follow_inside_symlinks \"no\"")
+        XCTAssertFalse(try skipping.connect().request("listall").contains { $0.hasPrefix("directory: Again") })
+        XCTAssertTrue(skipping.log.contains("Skipping \"Again\": symbolic link inside the music directory"), skipping.log)
+        _ = skipping.stop()
+
+        _ = work.write("music/.mpdignore", "# not these\nb.*\n  Live  \n")
+        let ignoring = try self.daemon(music, songs: 2, config: "follow_inside_symlinks \"no\"")
+        let client = try ignoring.connect()
+        XCTAssertEqual(try client.request("listall Album"), ["directory: Album", "file: Album/a.wav", "OK"], "b.wav and Live/ are ignored below the file's folder")
+        XCTAssertTrue(ignoring.log.contains("Skipping \"Album/b.wav\": listed in .mpdignore"), ignoring.log)
+        // An edit counts at the next update, and `update PATH` honours the patterns above it.
+        _ = work.write("music/.mpdignore", "Live\n")
+        XCTAssertTrue(try client.request("update Album/b.wav").first?.hasPrefix("updating_db") == true)
+        XCTAssertTrue(waitUntil { (try? client.request("listall Album"))?.contains("file: Album/b.wav") == true })
+        XCTAssertTrue(try client.request("update").first?.hasPrefix("updating_db") == true)
+        XCTAssertTrue(waitUntil { (try? client.request("stats"))?.contains("songs: 3") == true }, "a, b and d")
+        XCTAssertFalse(try client.request("listall Album").contains("directory: Album/Live"))
     }
 }
 

@@ -86,6 +86,22 @@ final class DaemonConfigurationTests: XCTestCase {
             ])
     }
 
+    /// An mpd.conf's `database` block moves the database as MPD's does; what Nimbus will not
+    /// do (a proxy database) warns and keeps the local one; symbolic links follow MPD's defaults.
+    func testTheDatabaseBlockAndSymbolicLinkDefaultsAsMPD() throws {
+        let config = try configuration("database {\n plugin \"simple\"\n path \"/var/lib/mpd/db\"\n compress \"no\"\n}\n")
+        XCTAssertEqual(config.databaseFile, "/var/lib/mpd/db")
+        XCTAssertEqual(config.warnings, ["mpd.conf:4: database setting 'compress' changes nothing in Nimbus; ignored"])
+        XCTAssertTrue(config.followOutsideSymlinks && config.followInsideSymlinks)
+        let proxy = try configuration("db_file \"/x/db\"\ndatabase {\n plugin \"proxy\"\n host \"nas\"\n}\n")
+        XCTAssertEqual(proxy.databaseFile, "/x/db")
+        XCTAssertEqual(proxy.warnings, ["mpd.conf:2: database plugin \"proxy\" is not supported by Nimbus; the local music directory's database is used"])
+        XCTAssertEqual(error("database {\n path \"relative/db\"\n}\n"), "mpd.conf:2: path: not an absolute path: relative/db")
+        let links = try configuration("follow_outside_symlinks \"no\"\nfollow_inside_symlinks \"no\"\n")
+        XCTAssertFalse(links.followOutsideSymlinks || links.followInsideSymlinks)
+        XCTAssertEqual(links.warnings, [])
+    }
+
     func testReplayGainSettings() throws {
         let config = try configuration(
             "replaygain \"album\"\nreplaygain_preamp \"-2.5\"\nreplaygain_missing_preamp \"3\"\nreplaygain_limit \"no\"")

@@ -23,12 +23,13 @@ final class FLACDecoder: AudioDecoder {
     private var sawStreamInfo = false
     private var lastFrameSamples = 0
 
-    init(_ stream: any InputStream) throws(DecoderError) {
+    init(_ stream: any InputStream, ogg: Bool = false) throws(DecoderError) {
         guard let decoder = FLAC__stream_decoder_new() else { throw DecoderError("out of memory") }
         self.decoder = decoder
         context = StreamContext(stream)
         try? stream.seek(to: 0)
-        let status = FLAC__stream_decoder_init_stream(
+        let initialize = ogg ? FLAC__stream_decoder_init_ogg_stream : FLAC__stream_decoder_init_stream
+        let status = initialize(
             decoder,
             { _, buffer, bytes, client in
                 let decoder = FLACDecoder.from(client)
@@ -179,5 +180,5 @@ final class FLACDecoder: AudioDecoder {
 }
 
 extension FLACPlugin {
-    public func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder { try FLACDecoder(stream) }
+    public func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder { try FLACDecoder(stream, ogg: ogg) }
 }

@@ -3,13 +3,24 @@ import NimbusInput
 import NimbusModel
 
 /// FLAC through libFLAC: STREAMINFO for format and exact length, VORBIS_COMMENT for tags,
-/// PICTURE for readpicture.
+/// PICTURE for readpicture. `FLACPlugin(ogg: true)` is MPD's `oggflac`: the same codec in an
+/// Ogg container (`flac --ogg`), tried for `.ogg`/`.oga` after Vorbis and Opus.
 public struct FLACPlugin: DecoderPlugin {
-    public let name = "flac"
-    public let suffixes = ["flac"]
-    public let mimeTypes = ["application/flac", "application/x-flac", "audio/flac", "audio/x-flac"]
+    public let name: String
+    public let suffixes: [String]
+    public let mimeTypes: [String]
+    /// FLAC in Ogg rather than native FLAC.
+    let ogg: Bool
 
-    public init() {}
+    public init(ogg: Bool = false) {
+        self.ogg = ogg
+        name = ogg ? "oggflac" : "flac"
+        suffixes = ogg ? ["ogg", "oga"] : ["flac"]
+        mimeTypes =
+            ogg
+            ? ["application/ogg", "application/x-ogg", "audio/ogg", "audio/x-flac+ogg", "audio/x-ogg"]
+            : ["application/flac", "application/x-flac", "audio/flac", "audio/x-flac"]
+    }
 
     public func scan(_ stream: any InputStream, options: ScanOptions) throws(DecoderError) -> ScanResult {
         guard let chain = FLAC__metadata_chain_new() else { throw DecoderError("out of memory") }
@@ -26,7 +37,8 @@ public struct FLACPlugin: DecoderPlugin {
             tell: { handle in StreamContext.from(handle).stream.position },
             eof: { handle in StreamContext.from(handle).atEnd ? 1 : 0 },
             close: nil)
-        guard FLAC__metadata_chain_read_with_callbacks(chain, context.pointer, callbacks) != 0 else {
+        let read = ogg ? FLAC__metadata_chain_read_ogg_with_callbacks : FLAC__metadata_chain_read_with_callbacks
+        guard read(chain, context.pointer, callbacks) != 0 else {
             if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             let status = FLAC__metadata_chain_status(chain)
             throw DecoderError("not a valid FLAC file (metadata chain status \(status.rawValue))")
