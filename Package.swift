@@ -196,7 +196,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusXMLTests", dependencies: ["NimbusXML"], swiftSettings: strict),
-        .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusLibrary", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusPCMTests", dependencies: ["NimbusPCM", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusEncoderTests", dependencies: ["NimbusEncoder", "NimbusModel"], swiftSettings: strict),
         .testTarget(

@@ -68,10 +68,16 @@ public final class Database: Sendable {
     /// each subdirectory (reported to `directory`) followed by its contents when `recursive`.
     public func visit(
         _ path: String, recursive: Bool, directory visitDirectory: (String, LibraryDirectory) -> Void = { _, _ in },
-        song visitSong: (String, LibrarySong) -> Void
+        song visitSong: (String, LibrarySong) -> Void, playlist visitPlaylist: (String, LibraryPlaylist) -> Void = { _, _ in }
     ) {
         guard let start = root.directory(at: path) else { return }
-        Self.walk(start, path: path, recursive: recursive, visitDirectory, visitSong)
+        Self.walk(start, path: path, recursive: recursive, visitDirectory, visitSong, visitPlaylist)
+    }
+
+    /// The playlist file at `path` in the music folder, if the library knows one there.
+    public func playlist(at path: String) -> LibraryPlaylist? {
+        let name = StoragePath.name(path)
+        return root.directory(at: StoragePath.parent(path))?.playlists.first { $0.name == name }
     }
 
     /// Every song below `path` (MPD's order), as the queue takes them — for `add DIR`. Walked
@@ -80,19 +86,21 @@ public final class Database: Sendable {
     public func songs(below path: String) -> [Song] {
         guard let start = root.directory(at: path) else { return [] }
         var songs: [Song] = []
-        Self.walk(start, path: path, recursive: true, { _, _ in }, { directory, song in songs.append(song.song(in: directory)) })
+        Self.walk(start, path: path, recursive: true, { _, _ in }, { directory, song in songs.append(song.song(in: directory)) }, { _, _ in })
         return songs
     }
 
     private static func walk(
         _ directory: LibraryDirectory, path: String, recursive: Bool, _ visitDirectory: (String, LibraryDirectory) -> Void,
-        _ visitSong: (String, LibrarySong) -> Void
+        _ visitSong: (String, LibrarySong) -> Void, _ visitPlaylist: (String, LibraryPlaylist) -> Void
     ) {
+        // MPD's Directory::Walk: the songs, the playlists, then each folder.
         for song in directory.songs { visitSong(path, song) }
+        for playlist in directory.playlists { visitPlaylist(path, playlist) }
         for child in directory.directories {
             let childPath = StoragePath.join(path, child.name)
             visitDirectory(childPath, child)
-            if recursive { walk(child, path: childPath, recursive: true, visitDirectory, visitSong) }
+            if recursive { walk(child, path: childPath, recursive: true, visitDirectory, visitSong, visitPlaylist) }
         }
     }
 

@@ -10,7 +10,7 @@ enum DatabaseCodec {
     static let magic = Array("NIMBUSDB".utf8)
     /// 2: MPD 0.24's tag order and each song's `added` time; 3: each song's size in bytes.
     /// Versions 1 and 2 are still read.
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
 
     struct Header: Equatable {
         var updated: Int64
@@ -85,6 +85,11 @@ enum DatabaseCodec {
         }
         writer.u32(UInt32(directory.directories.count))
         for child in directory.directories { encode(child, table: table, into: &writer) }
+        writer.u32(UInt32(directory.playlists.count))
+        for playlist in directory.playlists {
+            writer.string(playlist.name)
+            writer.i64(playlist.modified)
+        }
     }
 
     private static func decodeDirectory(
@@ -130,6 +135,13 @@ enum DatabaseCodec {
         let childCount = Int(try reader.u32())
         for _ in 0..<childCount {
             directory.directories.append(try decodeDirectory(&reader, items: &shared, depth: depth + 1, version: version))
+        }
+        if version >= 4 {
+            let playlistCount = Int(try reader.u32())
+            guard playlistCount <= 1 << 20 else { throw .corrupt("\(playlistCount) playlists in one folder") }
+            for _ in 0..<playlistCount {
+                directory.playlists.append(LibraryPlaylist(name: try reader.string(), modified: try reader.i64()))
+            }
         }
         return directory
     }

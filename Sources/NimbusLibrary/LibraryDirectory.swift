@@ -14,19 +14,24 @@ public struct LibraryDirectory: Sendable, Hashable {
     public var identity: FileIdentity?
     public var directories: [LibraryDirectory]
     public var songs: [LibrarySong]
+    /// Playlist files in the folder (`.m3u`, `.pls`, …), which MPD lists as `playlist:` and
+    /// loads by their path.
+    public var playlists: [LibraryPlaylist]
 
     public init(
         name: String, modified: Int64 = 0, identity: FileIdentity? = nil, directories: [LibraryDirectory] = [],
-        songs: [LibrarySong] = []
+        songs: [LibrarySong] = [], playlists: [LibraryPlaylist] = []
     ) {
         self.name = name
         self.modified = modified
         self.identity = identity
         self.directories = directories
         self.songs = songs
+        self.playlists = playlists
     }
 
-    public var isEmpty: Bool { directories.isEmpty && songs.isEmpty }
+    /// A folder holding only playlists is kept, as MPD keeps it.
+    public var isEmpty: Bool { directories.isEmpty && songs.isEmpty && playlists.isEmpty }
 
     public func directory(named name: String) -> LibraryDirectory? {
         directories.first { $0.name == name }
@@ -99,5 +104,25 @@ public struct LibraryDirectory: Sendable, Hashable {
             value = value &* 10 &+ Int(byte - 0x30)
         }
         return negative ? -value : value
+    }
+}
+
+/// A playlist file in the music folder: its name and modification time (`Last-Modified`).
+public struct LibraryPlaylist: Sendable, Hashable {
+    public var name: String
+    public var modified: Int64
+
+    public init(name: String, modified: Int64) {
+        self.name = name
+        self.modified = modified
+    }
+
+    /// The suffixes of the playlist formats Nimbus reads (MPD's playlist plugins that read
+    /// files: m3u, extm3u, pls, xspf); a test keeps them equal to the parsers' own.
+    public static let suffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf"]
+
+    public static func isPlaylist(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return suffixes.contains(name[name.index(after: dot)...].lowercased())
     }
 }

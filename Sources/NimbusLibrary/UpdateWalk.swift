@@ -52,6 +52,7 @@ struct UpdateWalk {
         var old: LibraryDirectory?
         var songs: [PendingSong] = []
         var directories: [PendingDirectory] = []
+        var playlists: [LibraryPlaylist] = []
         /// A folder that could not be listed (a cloud account offline) stays as it was.
         var kept: LibraryDirectory?
     }
@@ -107,6 +108,11 @@ struct UpdateWalk {
         let childPath = StoragePath.join(prefix, name)
         if components.count == 1 {
             directory.songs.removeAll { $0.hasName(name) && entry?.kind != .file }
+            directory.playlists.removeAll { $0.name == name }
+            if let entry, entry.kind == .file, LibraryPlaylist.isPlaylist(name) {
+                directory.playlists.append(LibraryPlaylist(name: name, modified: entry.modified))
+
+            }
             if let entry, entry.kind == .file, registry.supports(name) {
                 plan.tasks = [(childPath, entry, directory.songs.first { $0.hasName(name) }?.added)]
                 scan(plan)
@@ -164,7 +170,11 @@ struct UpdateWalk {
                 return true
             }
         }
-        for file in entries where file.kind == .file && !registry.supports(file.name) && file.name != IgnoreList.fileName {
+        for file in entries where file.kind == .file && LibraryPlaylist.isPlaylist(file.name) {
+            pending.playlists.append(LibraryPlaylist(name: file.name, modified: file.modified))
+        }
+        for file in entries
+        where file.kind == .file && !registry.supports(file.name) && file.name != IgnoreList.fileName && !LibraryPlaylist.isPlaylist(file.name) {
             logger.info("Skipping \"\(StoragePath.join(path, file.name))\": not a format Nimbus plays")
         }
         let files = Dictionary(
@@ -263,7 +273,8 @@ struct UpdateWalk {
     /// new builds nothing (MPD's no-change update is a walk and `stat`s, so is this).
     private func materializeNoting(_ pending: PendingDirectory, plan: Plan) -> (directory: LibraryDirectory?, changed: Bool) {
         if let kept = pending.kept { return (kept, false) }
-        var directory = LibraryDirectory(name: pending.name, modified: pending.modified, identity: pending.identity)
+        var directory = LibraryDirectory(
+            name: pending.name, modified: pending.modified, identity: pending.identity, playlists: pending.playlists)
         var changed = false
         for song in pending.songs {
             switch song {
@@ -280,7 +291,7 @@ struct UpdateWalk {
         }
         if !changed, let old = pending.old, old.modified == directory.modified, old.identity == directory.identity,
             old.songs.count == directory.songs.count, zip(old.songs, directory.songs).allSatisfy({ $0 === $1 }),
-            old.directories.count == directory.directories.count
+            old.directories.count == directory.directories.count, old.playlists == directory.playlists
         {
             return (old.isEmpty ? nil : old, false)
         }

@@ -63,6 +63,10 @@ enum DatabaseCommands {
         for song in directory.songs {
             SongPrinter.write(song.song(in: path), mask: call.session.visibleTags, into: &out)
         }
+        for playlist in directory.playlists {
+            out.field("playlist", StoragePath.join(path, playlist.name))
+            out.field("Last-Modified", iso8601: playlist.modified)
+        }
         for child in directory.directories {
             out.field("directory", StoragePath.join(path, child.name))
             out.field("Last-Modified", iso8601: child.modified)
@@ -104,6 +108,10 @@ enum DatabaseCommands {
                 } else {
                     song.withName { out.field("file", directory: directoryPath, name: $0) }
                 }
+            },
+            playlist: { directoryPath, playlist in
+                out.field("playlist", StoragePath.join(directoryPath, playlist.name))
+                if info { out.field("Last-Modified", iso8601: playlist.modified) }
             })
         return .ok
     }

@@ -57,7 +57,7 @@ enum StoredPlaylistCommands {
         let range = try call.arguments.count > 1 ? Arguments.range(call[1]) : .all
         let positionText = call.arguments.count > 2 ? call[2] : nil
         let name = call[0]
-        if let remote = try remote(call, render: { songs in
+        if let remote = try remote(call, keepMissing: false, render: { songs in
             // Where `+N`/`-N` point is decided now, after the fetch, from the queue as it is.
             let position = try positionText.map { try QueueCommands.insertPosition($0, partition) }
             try partition.add(Array(window(songs, range)), at: position)
@@ -79,16 +79,47 @@ enum StoredPlaylistCommands {
         return entries[start..<max(start, min(range.end ?? entries.count, entries.count))]
     }
 
-    /// A playlist named by URL (`load "http://host/radio.m3u"`): fetched off the core loop,
-    /// then `render` answers with its songs back on it. nil for a stored playlist's name.
+    /// A playlist named by URL (`load "http://host/radio.m3u"`), or a playlist file in the
+    /// music folder (`load "Album/album.m3u"`, which a cloud folder may have to fetch): read
+    /// off the core loop, then `render` answers with its songs back on it — a library entry
+    /// with the library's tags, one the library lacks left out, as MPD does. nil for a stored
+    /// playlist's name (the playlist directory comes first, as in MPD).
+    /// `keepMissing`: entries the library lacks are listed (`listplaylist` shows every line,
+    /// as MPD does) rather than left out (`load`).
     static func remote(
-        _ call: CommandCall, render: @escaping DeferredRendering
+        _ call: CommandCall, keepMissing: Bool = true, render: @escaping DeferredRendering
     ) throws -> CommandResult? {
-        guard case .url(let url) = try URILocation.locate(call[0], call, allowEmpty: false) else { return nil }
         let songs = call.context.songs
-        return .deferred {
-            let fetched = try songs.remotePlaylist(url)
-            return { try render(fetched) }
+        switch try URILocation.locate(call[0], call, allowEmpty: false) {
+        case .url(let url):
+            return .deferred {
+                let fetched = try songs.remotePlaylist(url)
+                return { try render(fetched) }
+            }
+        case .relative(let path):
+            guard let database = call.context.library?.database, database.playlist(at: path) != nil,
+                path.contains("/") || (try? store(call).load(path)) == nil
+            else { return nil }
+            let logger = call.context.logger
+            return .deferred {
+                let entries = try songs.libraryPlaylist(path)
+                return {
+                    try render(
+                        entries.compactMap { entry in
+                            if Song.isURL(entry.uri) { return entry }
+                            guard var song = database.song(at: entry.uri) else {
+                                logger.info("playlist \(path): entry not in the library: \(entry.uri)")
+                                return keepMissing ? entry : nil
+                            }
+                            // The playlist's own tags (`#EXTINF`, `TitleN`) win, as MPD merges them.
+                            let given = Set(entry.tag.items.map(\.type))
+                            if !given.isEmpty { song.tag.items = song.tag.items.filter { !given.contains($0.type) } + entry.tag.items }
+                            return song
+                        })
+                }
+            }
+        case .file:
+            return nil
         }
     }
 
