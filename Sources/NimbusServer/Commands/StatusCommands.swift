@@ -37,9 +37,11 @@ enum StatusCommands {
             out.field("song", position)
             out.field("songid", queue[position].id)
         }
-        if partition.state != .stop, let item = partition.currentItem {
-            // MPD shows the position in the file, range start included.
-            let elapsed = partition.elapsedMilliseconds + (item.range?.start ?? 0)
+        if partition.state != .stop, partition.currentItem != nil {
+            // As MPD's decoder stamps its chunks (`timestamp - start_time`): a song with a
+            // range (`rangeid`, a CUE track) counts from the range's start, its `duration`
+            // is the range's length.
+            let elapsed = partition.elapsedMilliseconds
             let total = partition.durationMilliseconds
             out.field("time", "\((elapsed + 500) / 1000):\(((total ?? 0) + 500) / 1000)")
             out.field("elapsed", NumberFormat.seconds(Double(elapsed) / 1000))
