@@ -45,6 +45,7 @@ let package = Package(
         cLibrary("CSMBClient", "smbclient", ["libsmbclient-dev"]),
         cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
         cLibrary("CSoxr", "soxr", ["libsoxr-dev"]),
+        cLibrary("CCue", "libcue", ["libcue-dev"]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -85,8 +86,10 @@ let package = Package(
         .target(name: "NimbusArtwork", dependencies: ["CFFmpeg"], swiftSettings: strict),
         // The song database: tree, updater, persistence, filter evaluation and queries.
         .target(
-            name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusModel", "NimbusSupport", "CLinux"],
+            name: "NimbusLibrary", dependencies: ["NimbusStorage", "NimbusDecoder", "NimbusCue", "NimbusModel", "NimbusSupport", "CLinux"],
             swiftSettings: strict),
+        // CUE sheets (libcue) as MPD's CUE playlist plugin reads them: tracks, ranges, tags.
+        .target(name: "NimbusCue", dependencies: ["NimbusModel", "CCue"], swiftSettings: strict),
         // PCM as MPD's src/pcm and src/filter: sample conversion, dither, rate conversion (libsoxr or
         // libswresample behind one protocol), the Filter protocol and the per-output FilterChain whose
         // stages are ReplayGain, volume, the equalizer, balance, crossfeed, routing and format.
@@ -125,7 +128,7 @@ let package = Package(
         .target(
             name: "NimbusSources",
             dependencies: [
-                "NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusInput", "NimbusXML", "NimbusPCM", "NimbusModel", "NimbusSupport",
+                "NimbusPlayer", "NimbusStorage", "NimbusDecoder", "NimbusCue", "NimbusInput", "NimbusXML", "NimbusPCM", "NimbusModel", "NimbusSupport",
                 "CChromaprint",
             ],
             swiftSettings: strict),
@@ -196,7 +199,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusXMLTests", dependencies: ["NimbusXML"], swiftSettings: strict),
-        .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusLibrary", "NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusLibrary", "NimbusCue", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusPCMTests", dependencies: ["NimbusPCM", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusEncoderTests", dependencies: ["NimbusEncoder", "NimbusModel"], swiftSettings: strict),
         .testTarget(

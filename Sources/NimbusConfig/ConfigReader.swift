@@ -178,8 +178,12 @@ struct ConfigReader {
             switch param.name {
             case "plugin": break
             case "path": config.databaseFile = try absolutePath(param)
-            case "compress", "cache_directory", "hide_playlist_targets":
+            case "compress", "cache_directory":
                 warn(param.location, "database setting '\(param.name)' changes nothing in Nimbus; ignored")
+            case "hide_playlist_targets":
+                if param.value != "yes" {
+                    warn(param.location, "hide_playlist_targets: CUE sheets' files are always hidden behind their tracks (MPD's default); ignored")
+                }
             default: warn(param.location, "unknown database setting '\(param.name)'; ignored")
             }
         }

@@ -91,7 +91,7 @@ public final class Partition {
     /// The current song's length within its range, if known.
     public var durationMilliseconds: Int? {
         guard let item = currentItem else { return nil }
-        let end = item.range?.end ?? item.song.tag.duration
+        let end = item.range?.end ?? item.fileLength
         return end.map { max(0, $0 - (item.range?.start ?? 0)) }
     }
 

@@ -95,7 +95,8 @@ public final class Database: Sendable {
         _ visitSong: (String, LibrarySong) -> Void, _ visitPlaylist: (String, LibraryPlaylist) -> Void
     ) {
         // MPD's Directory::Walk: the songs, the playlists, then each folder.
-        for song in directory.songs { visitSong(path, song) }
+        let hidden = directory.playlistTargets
+        for song in directory.songs where !LibraryDirectory.hides(song, hidden) { visitSong(path, song) }
         for playlist in directory.playlists { visitPlaylist(path, playlist) }
         for child in directory.directories {
             let childPath = StoragePath.join(path, child.name)
@@ -109,7 +110,8 @@ public final class Database: Sendable {
         var artists = Set<String>()
         var albums = Set<String>()
         func walk(_ directory: LibraryDirectory) {
-            for song in directory.songs {
+            let hidden = directory.playlistTargets
+            for song in directory.songs where !LibraryDirectory.hides(song, hidden) {
                 statistics.songs += 1
                 statistics.playtime += song.tag.duration ?? 0
                 for item in song.tag.items {

@@ -10,7 +10,7 @@ enum DatabaseCodec {
     static let magic = Array("NIMBUSDB".utf8)
     /// 2: MPD 0.24's tag order and each song's `added` time; 3: each song's size in bytes.
     /// Versions 1 and 2 are still read.
-    static let version: UInt32 = 4
+    static let version: UInt32 = 5
 
     struct Header: Equatable {
         var updated: Int64
@@ -82,6 +82,14 @@ enum DatabaseCodec {
                 writer.u8(item.type.rawValue)
                 writer.u32(UInt32(table.lookup[item.value]!))
             }
+            if let target = song.target {
+                writer.u8(1)
+                writer.string(target.file)
+                writer.i64(Int64(target.start))
+                writer.i64(Int64(target.end ?? -1))
+            } else {
+                writer.u8(0)
+            }
         }
         writer.u32(UInt32(directory.directories.count))
         for child in directory.directories { encode(child, table: table, into: &writer) }
@@ -127,10 +135,18 @@ enum DatabaseCodec {
                 guard let item = shared.item(type, index) else { throw .corrupt("bad string index") }
                 items.append(item)
             }
+            var target: LibraryTarget?
+            if version >= 5, try reader.u8() == 1 {
+                let file = try reader.string()
+                let start = try reader.i64()
+                let end = try reader.i64()
+                guard start >= 0, start < Int64(Int32.max), end < Int64(Int32.max) else { throw .corrupt("bad CUE track range") }
+                target = LibraryTarget(file: file, start: Int(start), end: end < 0 ? nil : Int(end))
+            }
             directory.songs.append(
                 LibrarySong.make(
                     name: name, modified: modified, added: added < 0 ? nil : added, format: format,
-                    tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration)), size: max(0, size)))
+                    tag: Tag(items: items, duration: duration < 0 ? nil : Int(duration)), size: max(0, size), target: target))
         }
         let childCount = Int(try reader.u32())
         for _ in 0..<childCount {

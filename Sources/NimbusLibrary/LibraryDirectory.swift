@@ -30,6 +30,22 @@ public struct LibraryDirectory: Sendable, Hashable {
         self.playlists = playlists
     }
 
+    /// The files of this folder that its CUE sheets' tracks lie in: MPD hides them from
+    /// listings and searches (`hide_playlist_targets`, default yes), their tracks standing
+    /// for them; `lsinfo` of the file itself still answers. Empty for nearly every folder.
+    public var playlistTargets: Set<String> {
+        var targets = Set<String>()
+        for child in directories where child.songs.first?.target != nil {
+            for song in child.songs { if let target = song.target, !target.file.contains("/") { targets.insert(target.file) } }
+        }
+        return targets
+    }
+
+    /// Whether `song` is hidden as a CUE sheet's file (`targets`: `playlistTargets`, asked once).
+    public static func hides(_ song: LibrarySong, _ targets: Set<String>) -> Bool {
+        !targets.isEmpty && song.withName { targets.contains(String(decoding: $0, as: UTF8.self)) }
+    }
+
     /// A folder holding only playlists is kept, as MPD keeps it.
     public var isEmpty: Bool { directories.isEmpty && songs.isEmpty && playlists.isEmpty }
 
@@ -118,8 +134,8 @@ public struct LibraryPlaylist: Sendable, Hashable {
     }
 
     /// The suffixes of the playlist formats Nimbus reads (MPD's playlist plugins that read
-    /// files: m3u, extm3u, pls, xspf); a test keeps them equal to the parsers' own.
-    public static let suffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf"]
+    /// files: m3u, extm3u, pls, xspf, cue); a test keeps them equal to the parsers' own.
+    public static let suffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "cue"]
 
     public static func isPlaylist(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }

@@ -85,8 +85,10 @@ extension Database {
         }
         var stop = false
         func walk(_ directory: borrowing LibraryDirectory, _ path: String) {
+            let hidden = directory.playlistTargets
             directory.songs.withUnsafeBufferPointer { songs in
                 for index in songs.indices where !stop {
+                    if LibraryDirectory.hides(songs[index], hidden) { continue }
                     if filter?.matches(songs[index], in: path) ?? true, !body(path, songs[index]) { stop = true }
                 }
             }

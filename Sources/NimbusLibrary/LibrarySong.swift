@@ -25,18 +25,21 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
 
     public static func === (lhs: LibrarySong, rhs: LibrarySong) -> Bool { lhs.storage === rhs.storage }
 
-    public static func make(name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag, size: Int64 = 0) -> LibrarySong {
+    public static func make(
+        name: String, modified: Int64, added: Int64? = nil, format: AudioFormat?, tag: Tag, size: Int64 = 0, target: LibraryTarget? = nil
+    ) -> LibrarySong {
         var name = name
         return name.withUTF8 { bytes in
-            make(name: bytes, modified: modified, added: added, format: format, tag: tag, size: size)
+            make(name: bytes, modified: modified, added: added, format: format, tag: tag, size: size, target: target)
         }
     }
 
     static func make(
-        name: UnsafeBufferPointer<UInt8>, modified: Int64, added: Int64?, format: AudioFormat?, tag: Tag, size: Int64
+        name: UnsafeBufferPointer<UInt8>, modified: Int64, added: Int64?, format: AudioFormat?, tag: Tag, size: Int64,
+        target: LibraryTarget? = nil
     ) -> LibrarySong {
         let fields = LibrarySongFields(
-            modified: modified, size: size, addedOrMin: added ?? .min, items: tag.items,
+            modified: modified, size: size, addedOrMin: added ?? .min, items: tag.items, target: target,
             milliseconds: tag.duration.map { UInt32(clamping: min($0, Int(UInt32.max) - 1)) } ?? .max,
             sampleRate: format?.sampleRate ?? 0, nameCount: UInt32(name.count),
             sample: format?.sample.rawValue ?? 0, channels: format?.channels ?? 0)
@@ -77,6 +80,9 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
         let milliseconds = fields.pointee.milliseconds
         return Tag(items: fields.pointee.items, duration: milliseconds == .max ? nil : Int(milliseconds))
     }
+    /// A CUE track's file and range; nil for a song that is its own file.
+    public var target: LibraryTarget? { fields.pointee.target }
+
     public var format: AudioFormat? {
         let fields = fields
         guard fields.pointee.sampleRate != 0, let sample = SampleFormat(rawValue: fields.pointee.sample) else { return nil }
@@ -85,12 +91,12 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
 
     /// The same song with its size known.
     public func sized(_ size: Int64) -> LibrarySong {
-        withName { .make(name: $0, modified: modified, added: added, format: format, tag: tag, size: size) }
+        withName { .make(name: $0, modified: modified, added: added, format: format, tag: tag, size: size, target: target) }
     }
 
     /// The same song (its name copied into a new block) with tags held elsewhere (`TagValuePool`).
     func remade(tag: Tag) -> LibrarySong {
-        withName { .make(name: $0, modified: modified, added: added, format: format, tag: tag, size: size) }
+        withName { .make(name: $0, modified: modified, added: added, format: format, tag: tag, size: size, target: target) }
     }
 
     public static func == (lhs: LibrarySong, rhs: LibrarySong) -> Bool {
@@ -99,7 +105,7 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
         return a.pointee.modified == b.pointee.modified && a.pointee.size == b.pointee.size
             && a.pointee.addedOrMin == b.pointee.addedOrMin && a.pointee.milliseconds == b.pointee.milliseconds
             && a.pointee.sampleRate == b.pointee.sampleRate && a.pointee.sample == b.pointee.sample
-            && a.pointee.channels == b.pointee.channels && a.pointee.items == b.pointee.items
+            && a.pointee.channels == b.pointee.channels && a.pointee.items == b.pointee.items && a.pointee.target == b.pointee.target
             && lhs.withName { mine in rhs.withName { same(mine, $0) } }
     }
 
@@ -122,7 +128,11 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
     public func song(in directory: String) -> Song {
         let fields = fields
         if let song = madeLock.mutex.withLock({ _ in fields.pointee.made }), isURI(song.uri, in: directory) { return song }
-        let song = withName { Song(uri: StoragePath.join(directory, $0), lastModified: modified, added: added, format: format, tag: tag) }
+        let song = withName {
+            Song(
+                uri: StoragePath.join(directory, $0), lastModified: modified, added: added, format: format, tag: tag,
+                target: target.map { SongTarget(uri: StoragePath.join(StoragePath.parent(directory), $0.file), start: $0.start, end: $0.end) })
+        }
         madeLock.mutex.withLock { _ in fields.pointee.made = song }
         return song
     }
@@ -151,13 +161,15 @@ public struct LibrarySong: @unchecked Sendable, Hashable {
     }
 }
 
-/// A `LibrarySong`'s fields, before its name: 54 bytes, laid out widest first with the
+/// A `LibrarySong`'s fields, before its name: 62 bytes (8 of them a CUE track's target, nil
+/// for other songs), laid out widest first with the
 /// format's three parts apart (a sample rate of 0 is no format, as in the database file).
 struct LibrarySongFields {
     let modified: Int64
     let size: Int64
     let addedOrMin: Int64
     let items: [TagItem]
+    let target: LibraryTarget?
     var made: Song?
     /// Milliseconds, `UInt32.max` for none (a song of 49 days or more is kept as just under).
     let milliseconds: UInt32
@@ -167,9 +179,10 @@ struct LibrarySongFields {
     let channels: UInt8
 
     init(
-        modified: Int64, size: Int64, addedOrMin: Int64, items: [TagItem], milliseconds: UInt32, sampleRate: UInt32,
-        nameCount: UInt32, sample: UInt8, channels: UInt8
+        modified: Int64, size: Int64, addedOrMin: Int64, items: [TagItem], target: LibraryTarget?, milliseconds: UInt32,
+        sampleRate: UInt32, nameCount: UInt32, sample: UInt8, channels: UInt8
     ) {
+        self.target = target
         self.modified = modified
         self.size = size
         self.addedOrMin = addedOrMin
@@ -180,5 +193,24 @@ struct LibrarySongFields {
         self.nameCount = nameCount
         self.sample = sample
         self.channels = channels
+    }
+}
+
+/// Where a CUE track's audio lies: the file, named as the sheet names it relative to the
+/// sheet's folder (the virtual folder's parent), and the part of it in milliseconds. A class:
+/// one pointer in every song, nil for songs that are their own file.
+public final class LibraryTarget: Sendable, Equatable {
+    public let file: String
+    public let start: Int
+    public let end: Int?
+
+    public init(file: String, start: Int, end: Int?) {
+        self.file = file
+        self.start = start
+        self.end = end
+    }
+
+    public static func == (lhs: LibraryTarget, rhs: LibraryTarget) -> Bool {
+        lhs === rhs || (lhs.file == rhs.file && lhs.start == rhs.start && lhs.end == rhs.end)
     }
 }

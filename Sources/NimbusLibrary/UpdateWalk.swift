@@ -53,6 +53,9 @@ struct UpdateWalk {
         var songs: [PendingSong] = []
         var directories: [PendingDirectory] = []
         var playlists: [LibraryPlaylist] = []
+        /// CUE sheets of the folder, read; their virtual folders are made once the songs they
+        /// point into are scanned.
+        var cues: [PendingCue] = []
         /// A folder that could not be listed (a cloud account offline) stays as it was.
         var kept: LibraryDirectory?
     }
@@ -172,6 +175,7 @@ struct UpdateWalk {
         }
         for file in entries where file.kind == .file && LibraryPlaylist.isPlaylist(file.name) {
             pending.playlists.append(LibraryPlaylist(name: file.name, modified: file.modified))
+            if PendingCue.isSheet(file.name), let sheet = readCue(file, in: path) { pending.cues.append(sheet) }
         }
         for file in entries
         where file.kind == .file && !registry.supports(file.name) && file.name != IgnoreList.fileName && !LibraryPlaylist.isPlaylist(file.name) {
@@ -288,6 +292,15 @@ struct UpdateWalk {
             let (materialized, childChanged) = materializeNoting(child, plan: plan)
             if childChanged || (materialized == nil) != (child.old == nil) { changed = true }
             if let materialized { directory.directories.append(materialized) }
+        }
+        for sheet in pending.cues {
+            let old = pending.old?.directory(named: sheet.name)
+            guard let made = cueDirectory(sheet, songs: directory.songs, path: pending.name, old: old) else {
+                if old != nil { changed = true }
+                continue
+            }
+            if old.map({ $0 != made }) ?? true { changed = true }
+            directory.directories.append(old.flatMap { $0 == made ? $0 : nil } ?? made)
         }
         if !changed, let old = pending.old, old.modified == directory.modified, old.identity == directory.identity,
             old.songs.count == directory.songs.count, zip(old.songs, directory.songs).allSatisfy({ $0 === $1 }),

@@ -16,8 +16,13 @@ public struct Song: Sendable, Hashable {
         /// Milliseconds, `UInt32.max` for none (49 days or more is kept as just under).
         var milliseconds: UInt32
         var format: AudioFormat?
+        var target: SongTarget?
 
-        init(uri: String, modifiedOrMin: Int64, addedOrMin: Int64, items: [TagItem], milliseconds: UInt32, format: AudioFormat?) {
+        init(
+            uri: String, modifiedOrMin: Int64, addedOrMin: Int64, items: [TagItem], milliseconds: UInt32, format: AudioFormat?,
+            target: SongTarget? = nil
+        ) {
+            self.target = target
             self.uri = uri
             self.modifiedOrMin = modifiedOrMin
             self.addedOrMin = addedOrMin
@@ -27,7 +32,9 @@ public struct Song: Sendable, Hashable {
         }
 
         var copy: Fields {
-            Fields(uri: uri, modifiedOrMin: modifiedOrMin, addedOrMin: addedOrMin, items: items, milliseconds: milliseconds, format: format)
+            Fields(
+                uri: uri, modifiedOrMin: modifiedOrMin, addedOrMin: addedOrMin, items: items, milliseconds: milliseconds, format: format,
+                target: target)
         }
 
         var tag: Tag {
@@ -85,16 +92,28 @@ public struct Song: Sendable, Hashable {
         set { fields.tag = newValue }
     }
 
-    public init(uri: String, lastModified: Int64? = nil, added: Int64? = nil, format: AudioFormat? = nil, tag: Tag = Tag()) {
+    /// Where a CUE track's audio is: nil for every other song, which plays its own `uri`.
+    public var target: SongTarget? {
+        get { box.target }
+        set { fields.target = newValue }
+    }
+
+    /// The file the player opens: the CUE track's image, else the song itself.
+    public var playedURI: String { box.target?.uri ?? box.uri }
+
+    public init(
+        uri: String, lastModified: Int64? = nil, added: Int64? = nil, format: AudioFormat? = nil, tag: Tag = Tag(),
+        target: SongTarget? = nil
+    ) {
         box = Fields(
             uri: uri, modifiedOrMin: lastModified ?? .min, addedOrMin: added ?? .min, items: tag.items,
-            milliseconds: Fields.milliseconds(tag.duration), format: format)
+            milliseconds: Fields.milliseconds(tag.duration), format: format, target: target)
     }
 
     public static func == (lhs: Song, rhs: Song) -> Bool {
         lhs.box === rhs.box
             || (lhs.uri == rhs.uri && lhs.lastModified == rhs.lastModified && lhs.added == rhs.added && lhs.format == rhs.format
-                && lhs.tag == rhs.tag)
+                && lhs.tag == rhs.tag && lhs.target == rhs.target)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -124,5 +143,20 @@ public struct Song: Sendable, Hashable {
             index += 1
         }
         return false
+    }
+}
+
+/// A song that is part of another file — a CUE sheet's track: the file (library-relative URI)
+/// and the part of it, in milliseconds (`end` nil: to the file's end), as MPD's `real_uri`
+/// with a start and end time.
+public struct SongTarget: Sendable, Hashable {
+    public var uri: String
+    public var start: Int
+    public var end: Int?
+
+    public init(uri: String, start: Int, end: Int?) {
+        self.uri = uri
+        self.start = start
+        self.end = end
     }
 }

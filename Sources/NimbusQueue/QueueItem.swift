@@ -40,15 +40,24 @@ public struct QueueItem: Sendable, Hashable {
     /// known (streams have none).
     public var playedLength: Int? {
         let start = range?.start ?? 0
-        guard let end = range?.end ?? song.tag.duration else { return nil }
+        guard let end = range?.end ?? fileLength else { return nil }
         return max(0, end - start)
     }
 
+    /// Milliseconds of the file played, when known: a CUE track's tag holds its own length,
+    /// which ends that far past its start.
+    public var fileLength: Int? {
+        guard let target = song.target else { return song.tag.duration }
+        return song.tag.duration.map { target.start + $0 }
+    }
+
+    /// A CUE track comes with its part of the file as its range, as MPD queues it.
     init(id: Int, song: Song, priority: UInt8, version: UInt32) {
         storedID = UInt32(id)
         self.song = song
         self.priority = priority
         self.version = version
+        if let target = song.target { range = SongRange(start: target.start, end: target.end) }
     }
 
     private static func milliseconds(_ value: Int) -> UInt32 { UInt32(clamping: min(max(value, 0), Int(UInt32.max) - 1)) }

@@ -7,24 +7,30 @@ import NimbusQueue
 /// tag lines (in the song's own order, filtered by the client's tag mask), Time, duration; queue
 /// entries add Pos, Id and a non-zero Prio.
 enum SongPrinter {
+    /// A CUE track shows its part of the file as `Range`, as MPD shows it.
     static func write(_ song: Song, mask: TagMask, into out: inout ResponseWriter) {
         out.field("file", song.uri)
-        writeBody(song, mask: mask, into: &out)
+        writeBody(song, range: song.target.map { SongRange(start: $0.start, end: $0.end) }, mask: mask, into: &out)
     }
 
     static func writeBody(_ song: Song, range: SongRange? = nil, mask: TagMask, into out: inout ResponseWriter) {
-        writeBody(modified: song.lastModified, added: song.added, format: song.format, tag: song.tag, range: range, mask: mask, into: &out)
+        writeBody(
+            modified: song.lastModified, added: song.added, format: song.format, tag: song.tag, range: range,
+            trackStart: song.target?.start, mask: mask, into: &out)
     }
 
     /// A library song written where it lies, without making a `Song` (a listing of thousands).
     static func write(_ song: LibrarySong, in directory: String, mask: TagMask, into out: inout ResponseWriter) {
         out.field("file", directory: directory, name: song.name)
-        writeBody(modified: song.modified, added: song.added, format: song.format, tag: song.tag, range: nil, mask: mask, into: &out)
+        let target = song.target
+        writeBody(
+            modified: song.modified, added: song.added, format: song.format, tag: song.tag,
+            range: target.map { SongRange(start: $0.start, end: $0.end) }, trackStart: target?.start, mask: mask, into: &out)
     }
 
     private static func writeBody(
-        modified: Int64?, added: Int64?, format: AudioFormat?, tag: borrowing Tag, range: SongRange?, mask: TagMask,
-        into out: inout ResponseWriter
+        modified: Int64?, added: Int64?, format: AudioFormat?, tag: borrowing Tag, range: SongRange?, trackStart: Int? = nil,
+        mask: TagMask, into out: inout ResponseWriter
     ) {
         if let range { writeRange(range, into: &out) }
         if let modified { out.field("Last-Modified", iso8601: modified) }
@@ -33,7 +39,8 @@ enum SongPrinter {
         for item in tag.items where mask.contains(item.type) {
             out.field(item.type.staticWireName, item.value)
         }
-        if var duration = tag.duration {
+        // A CUE track's tag holds its own length: as a file length it ends past its start.
+        if var duration = tag.duration.map({ $0 + (trackStart ?? 0) }) {
             if let range {
                 duration = max(0, (range.end.map { min($0, duration) } ?? duration) - range.start)
             }

@@ -17,7 +17,7 @@ extension SongSources {
     }
 
     private func computeFingerprint(_ song: Song) throws -> String {
-        let (stream, name) = try openStream(song.uri)
+        let (stream, name) = try openStream(song.playedURI)
         let decoder = try registry.openDecoder(for: name, stream: stream)
         let format = decoder.format
         guard let context = chromaprint_new(Int32(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)) else {

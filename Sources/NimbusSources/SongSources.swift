@@ -37,7 +37,7 @@ public final class SongSources: SongOpening {
     /// (the head is cached by then for a cloud song) before the decoder starts at the beginning.
     /// `mixRamp`: also read the song's MixRamp profile (crossfade with MixRamp on needs it).
     public func openDecoder(for song: Song, replayGain: ReplayGainSettings, mixRamp: Bool) throws -> any AudioDecoder {
-        let (stream, name) = try openStream(song.uri)
+        let (stream, name) = try openStream(song.playedURI)
         // Before anything cached is decoded: a file replaced on the server must not play a
         // piece of its old version.
         try stream.confirmFreshness()
@@ -57,13 +57,13 @@ public final class SongSources: SongOpening {
     }
 
     public func sourceChanged(_ song: Song) -> Bool {
-        guard location(of: song.uri).isInLibrary else { return false }
-        return storage.refresh(song.uri)
+        guard location(of: song.playedURI).isInLibrary else { return false }
+        return storage.refresh(song.playedURI)
     }
 
     public func prefetch(_ song: Song) {
-        guard location(of: song.uri).isInLibrary else { return }
-        storage.prefetch(song.uri)
+        guard location(of: song.playedURI).isInLibrary else { return }
+        storage.prefetch(song.playedURI)
     }
 
     /// Where `uri` is: the one place mounts are told apart from the local music directory.

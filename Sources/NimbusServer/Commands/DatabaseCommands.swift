@@ -60,7 +60,8 @@ enum DatabaseCommands {
             }
             throw ProtocolError(.noExist, "No such directory")
         }
-        for song in directory.songs {
+        let hidden = directory.playlistTargets
+        for song in directory.songs where !LibraryDirectory.hides(song, hidden) {
             SongPrinter.write(song.song(in: path), mask: call.session.visibleTags, into: &out)
         }
         for playlist in directory.playlists {

@@ -114,6 +114,13 @@ enum StoredPlaylistCommands {
                             // The playlist's own tags (`#EXTINF`, `TitleN`) win, as MPD merges them.
                             let given = Set(entry.tag.items.map(\.type))
                             if !given.isEmpty { song.tag.items = song.tag.items.filter { !given.contains($0.type) } + entry.tag.items }
+                            // A CUE sheet's entry is a part of the file.
+                            if let target = entry.target {
+                                song.target = SongTarget(uri: song.uri, start: target.start, end: target.end)
+                                if let end = target.end { song.tag.duration = end - target.start } else if let length = song.tag.duration {
+                                    song.tag.duration = max(0, length - target.start)
+                                }
+                            }
                             return song
                         })
                 }

@@ -21,7 +21,7 @@ extension SongSources {
         let root = storage.localPath("")
         return entries.compactMap { entry in
             guard let uri = Self.resolve(entry.uri, folder: folder, musicDirectory: root) else { return nil }
-            return Song(uri: uri, tag: entry.tag)
+            return Song(uri: uri, tag: entry.tag, target: entry.start.map { SongTarget(uri: uri, start: $0, end: entry.end) })
         }
     }
 

@@ -5,10 +5,15 @@ import NimbusModel
 public struct PlaylistEntry: Sendable, Equatable {
     public var uri: String
     public var tag: Tag
+    /// A part of the file (a CUE sheet's track), in milliseconds; nil: all of it.
+    public var start: Int?
+    public var end: Int?
 
-    public init(uri: String, tag: Tag = Tag()) {
+    public init(uri: String, tag: Tag = Tag(), start: Int? = nil, end: Int? = nil) {
         self.uri = uri
         self.tag = tag
+        self.start = start
+        self.end = end
     }
 }
 
@@ -30,7 +35,7 @@ public protocol PlaylistFormat: Sendable {
 public struct PlaylistFormats: Sendable {
     public let formats: [any PlaylistFormat]
 
-    public static let standard = PlaylistFormats([ExtM3UPlaylist(), M3UPlaylist(), PLSPlaylist(), XSPFPlaylist()])
+    public static let standard = PlaylistFormats([ExtM3UPlaylist(), M3UPlaylist(), PLSPlaylist(), XSPFPlaylist(), CuePlaylist()])
 
     public init(_ formats: [any PlaylistFormat]) { self.formats = formats }
 

@@ -1,0 +1,2 @@
+// libcue (Debian's libcue-dev): CUE sheets parsed into discs, tracks, CD-TEXT and REM.
+#include <libcue.h>
