@@ -18,7 +18,7 @@ struct ConfigReader {
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
         "pid_file",
-        "group", "host_permissions", "audio_output_format", "mixer_type", "volume_normalization",
+        "group", "host_permissions", "mixer_type", "volume_normalization",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
         "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
@@ -109,6 +109,11 @@ struct ConfigReader {
         case "save_absolute_paths_in_playlists": config.absolutePlaylistPaths = try bool(param)
         case "follow_outside_symlinks": config.followOutsideSymlinks = try bool(param)
         case "follow_inside_symlinks": config.followInsideSymlinks = try bool(param)
+        case "audio_output_format":
+            guard case let (rate, sample, channels)? = AudioFormat.parse(param.value) else {
+                throw ConfigError("audio_output_format: not an audio format (\"44100:16:2\", \"*\" for a field kept): \(param.value)", at: param.location)
+            }
+            config.audioOutputFormat = AudioFormatPattern(sampleRate: rate, sample: sample, channels: channels)
         case "zeroconf_enabled": config.zeroconfEnabled = try bool(param)
         case "zeroconf_name": config.zeroconfName = param.value
         case "replaygain":

@@ -66,6 +66,9 @@ public struct DaemonConfiguration: Sendable {
     /// (both yes, as in MPD).
     public var followOutsideSymlinks = true
     public var followInsideSymlinks = true
+    /// MPD's `audio_output_format`: every output gets audio in this format (`*` keeps that
+    /// field of the song's), an output's own `format` then applying on top.
+    public var audioOutputFormat: AudioFormatPattern?
     /// The initial `replay_gain_mode` (a state file's wins) and how gains are applied.
     public var replayGainMode = "off"
     public var replayGainPreamp: Float = 0

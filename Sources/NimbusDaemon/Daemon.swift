@@ -96,7 +96,9 @@ public final class Daemon {
         partitions.keepState(
             at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
         partitions.defaultPartition.outputs.install(
-            OutputSetup.outputs(from: configuration.audioOutputs, registry: outputs, logger: logger.domain("output")))
+            OutputSetup.outputs(
+                from: configuration.audioOutputs, registry: outputs, globalFormat: configuration.audioOutputFormat,
+                logger: logger.domain("output")))
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(
             storage: mounted, cloud: cloud, library: library, path: configuration.stateFile + ".mounts",

@@ -9,15 +9,24 @@ import NimbusSupport
 /// the daemon; without any block, ALSA's default device is used, named as MPD names it.
 @CoreActor
 enum OutputSetup {
-    static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, logger: Logger) -> [OutputRecord] {
+    /// `globalFormat`: `audio_output_format`, under each block's own `format`.
+    static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, globalFormat: AudioFormatPattern? = nil, logger: Logger)
+        -> [OutputRecord]
+    {
         guard !blocks.isEmpty else {
             let configuration = OutputConfiguration(
-                name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware)
+                name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware, format: globalFormat)
             return [record(id: 0, configuration, registry: registry, explicitMixer: false, at: nil, logger: logger)].compactMap { $0 }
         }
         var records: [OutputRecord] = []
         for block in blocks {
-            guard let configuration = configuration(of: block, logger: logger) else { continue }
+            guard var configuration = configuration(of: block, logger: logger) else { continue }
+            if let globalFormat {
+                let own = configuration.format
+                configuration.format = AudioFormatPattern(
+                    sampleRate: own?.sampleRate ?? globalFormat.sampleRate, sample: own?.sample ?? globalFormat.sample,
+                    channels: own?.channels ?? globalFormat.channels)
+            }
             if let record = record(
                 id: records.count, configuration, registry: registry, explicitMixer: block.value("mixer_type") != nil,
                 at: block.location, logger: logger)

@@ -50,7 +50,9 @@ public struct OutputRegistry: Sendable {
 
     public init(_ plugins: [any OutputPlugin]) { self.plugins = plugins }
 
-    public static let standard = OutputRegistry([ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), HTTPDOutputPlugin()])
+    public static let standard = OutputRegistry([
+        ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(), RecorderOutputPlugin(), HTTPDOutputPlugin(),
+    ])
 
     public func plugin(forType type: String) -> (any OutputPlugin)? { plugins.first { $0.type == type } }
 }
