@@ -43,6 +43,8 @@ extension Partition {
             sleep.playbackHalted()
         case (.pause, false):
             state = .play
+            // Outputs that failed get another chance, as when playback starts.
+            if outputs.activeSlots.isEmpty { outputs.hand(fromStop: true) }
             changed(.player)
             holdPlayerWakes()
             engine.resume()

@@ -70,15 +70,17 @@ extension Partition {
         }
     }
 
-    /// An output's device failed: it is left out until playback starts again, the others play
-    /// on, and only when none is left does playback stop with the error.
+    /// An output's device failed: it is left out until playback starts or resumes again, the
+    /// others play on, and when none is left playback pauses with the error — MPD's way ("the
+    /// user may resume playback as soon as an audio output becomes available"); resuming
+    /// tries the outputs again.
     private func outputFailed(_ name: String, _ message: String) {
         guard let output = outputs.noteFailure(of: name) else { return }
         let text = "Failed to open \"\(name)\" (\(output.plugin)); \(message)"
         error = text
-        let working = outputs.activeSlots.isEmpty ? "no output is left; playback stops" : "the other outputs play on"
+        let working = outputs.activeSlots.isEmpty ? "no output is left; playback pauses" : "the other outputs play on"
         home.logger.error("output: \(text); \(working)")
-        if state != .stop, outputs.activeSlots.isEmpty { stopPlayer() }
+        if state == .play, outputs.activeSlots.isEmpty { pause(true) }
         changed(.player)
     }
 

@@ -16,9 +16,10 @@ enum OutputSetup {
         guard !blocks.isEmpty else {
             let configuration = OutputConfiguration(
                 name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware, format: globalFormat)
-            return [record(id: 0, configuration, registry: registry, explicitMixer: false, at: nil, logger: logger)].compactMap { $0 }
+            return [try? record(id: 0, configuration, registry: registry, explicitMixer: false, at: nil, logger: logger).get()].compactMap { $0 }
         }
         var records: [OutputRecord] = []
+        var skipped: [(OutputConfiguration, String)] = []
         for block in blocks {
             guard var configuration = configuration(of: block, logger: logger) else { continue }
             if let globalFormat {
@@ -27,11 +28,20 @@ enum OutputSetup {
                     sampleRate: own?.sampleRate ?? globalFormat.sampleRate, sample: own?.sample ?? globalFormat.sample,
                     channels: own?.channels ?? globalFormat.channels)
             }
-            if let record = record(
+            switch record(
                 id: records.count, configuration, registry: registry, explicitMixer: block.value("mixer_type") != nil,
                 at: block.location, logger: logger)
             {
-                records.append(record)
+            case .success(let record): records.append(record)
+            case .failure(let error): skipped.append((configuration, error.message))
+            }
+        }
+        // Nothing left to play on: the outputs stay, each failing to open with why, so `play`
+        // pauses with `error:` as MPD's does when no output opens — never a silent "play".
+        if records.isEmpty {
+            for (configuration, reason) in skipped {
+                let definition = OutputDefinition { UnusableOutput(reason: reason) }
+                records.append(OutputRecord(id: records.count, configuration: configuration, definition: definition, explicitMixer: false))
             }
         }
         return records
@@ -64,19 +74,60 @@ enum OutputSetup {
     private static func record(
         id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool,
         at location: ConfigLocation?, logger: Logger
-    ) -> OutputRecord? {
+    ) -> Result<OutputRecord, OutputError> {
         let prefix = location.map { "config: \($0): " } ?? "config: "
         guard let plugin = registry.plugin(forType: configuration.type) else {
             logger.warning(
                 prefix + "output plugin \"\(configuration.type)\" is not supported by Nimbus; \"\(configuration.name)\" ignored")
-            return nil
+            return .failure(OutputError("output plugin \"\(configuration.type)\" is not supported by Nimbus"))
         }
         do {
             let definition = try plugin.configure(configuration)
-            return OutputRecord(id: id, configuration: configuration, definition: definition, explicitMixer: explicitMixer)
+            return .success(OutputRecord(id: id, configuration: configuration, definition: definition, explicitMixer: explicitMixer))
         } catch {
             logger.warning(prefix + "\(error.message); ignored")
-            return nil
+            return .failure(error)
         }
     }
+}
+
+/// What `nimbusd --check` says about the `audio_output` blocks without building them (an
+/// httpd output would take its port): a warning for each block it will not play on, and
+/// whether any is left.
+public enum OutputCheck {
+    public static func problems(_ blocks: [ConfigBlock], registry: OutputRegistry = .standard) -> (warnings: [String], usable: Bool) {
+        guard !blocks.isEmpty else { return ([], true) }
+        var warnings: [String] = []
+        var usable = false
+        for block in blocks {
+            let name = block.value("name") ?? "?"
+            guard let type = block.value("type") else {
+                warnings.append("\(block.location): audio_output \"\(name)\" without \"type\"; it will not play")
+                continue
+            }
+            guard registry.plugin(forType: type) != nil else {
+                warnings.append("\(block.location): output plugin \"\(type)\" is not supported by Nimbus; \"\(name)\" will not play")
+                continue
+            }
+            usable = true
+        }
+        return (warnings, usable)
+    }
+}
+
+/// An output the config names but Nimbus cannot build (a plugin it lacks, a block missing a
+/// setting): opening it fails with the reason, which `status` shows as `error:`.
+final class UnusableOutput: AudioOutput {
+    private let reason: String
+
+    init(reason: String) { self.reason = reason }
+
+    func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat { throw OutputError(reason) }
+    func play(_ pcm: UnsafeRawBufferPointer) throws(OutputError) { throw OutputError(reason) }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func resume() {}
+    func close() {}
+    var delayFrames: Int { 0 }
 }

@@ -54,6 +54,12 @@ do {
 }
 if options.checkOnly {
     for warning in configuration.warnings { print("warning: \(warning)") }
+    let outputs = OutputCheck.problems(configuration.audioOutputs)
+    for warning in outputs.warnings { print("warning: \(warning)") }
+    guard outputs.usable else {
+        print("error: \(options.configPath ?? "defaults"): no audio_output Nimbus can play on")
+        exit(1)
+    }
     print("\(options.configPath ?? "defaults"): OK")
     exit(0)
 }

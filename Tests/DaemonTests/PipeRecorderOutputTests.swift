@@ -82,4 +82,33 @@ final class PipeRecorderOutputTests: XCTestCase {
         }, "22050 mono 16-bit frames, not \((try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) ?? 0) bytes")
         XCTAssertFalse(daemon.log.contains("audio_output_format"), "no longer ignored: \(daemon.log)")
     }
+
+    /// A config whose every output is one Nimbus lacks never plays silently: `play` pauses
+    /// with the reason as `error:`, as MPD does when no output opens, and `outputs` lists it.
+    func testOnlyUnusableOutputsPauseWithAnError() throws {
+        let music = TemporaryDirectory("nimbus-no-output")
+        try AudioFixtures.writeRampWAV(to: music.file("ramp.wav"), frames: Self.frames)
+        let daemon = try ServerProcess(
+            .nimbus, config: "audio_output {\n type \"pulse\"\n name \"desktop\"\n}\n", musicDirectory: music.path, nullOutput: false)
+        try daemon.waitForDatabase(songs: 1)
+        let client = try daemon.connect()
+        XCTAssertTrue(try client.request("outputs").contains("outputname: desktop"))
+        for command in ["add ramp.wav", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
+        XCTAssertTrue(client.waitForStatus("state: pause", timeout: 20), "paused, not playing into nothing")
+        let error = try client.request("status").first { $0.hasPrefix("error: ") } ?? ""
+        XCTAssertTrue(error.contains("output plugin \"pulse\" is not supported by Nimbus"), error)
+        // `--check` says so and fails such a config, naming the block's line.
+        let config = music.write("pulse.conf", "music_directory \"\(music.path)\"\naudio_output {\n type \"pulse\"\n name \"desktop\"\n}\n")
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: ServerProcess.buildDirectory + "/nimbusd")
+        check.arguments = ["--check", config]
+        let output = Pipe()
+        check.standardOutput = output
+        try check.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        XCTAssertEqual(check.terminationStatus, 1, said)
+        XCTAssertTrue(said.contains("pulse.conf:2: output plugin \"pulse\" is not supported by Nimbus; \"desktop\" will not play"), said)
+        XCTAssertTrue(said.contains("no audio_output Nimbus can play on"), said)
+    }
 }

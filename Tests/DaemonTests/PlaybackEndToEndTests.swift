@@ -268,6 +268,7 @@ final class PlaybackEndToEndTests: XCTestCase {
         XCTAssertTrue(waitUntil { (try? client.request("status"))?.contains { $0.hasPrefix("error: ") } == true })
         let error = try client.request("status").first { $0.hasPrefix("error: ") } ?? ""
         XCTAssertTrue(error.contains("\"Card\""), error)
+        XCTAssertTrue(try client.request("status").contains("state: pause"), "paused, as MPD pauses when no output opens")
         XCTAssertTrue(daemon.process.isRunning)
         XCTAssertEqual(try client.request("ping"), ["OK"])
     }
