@@ -46,6 +46,8 @@ let package = Package(
         cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
         cLibrary("CSoxr", "soxr", ["libsoxr-dev"]),
         cLibrary("CCue", "libcue", ["libcue-dev"]),
+        // libmpcdec ships no pkg-config file.
+        .systemLibrary(name: "CMpcDec", path: "Sources/CMpcDec", providers: [.apt(["libmpcdec-dev"])]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
 
@@ -59,7 +61,7 @@ let package = Package(
         // MPD wire format: tokenizer, argument parsing, ACK codes, response writer.
         .target(name: "NimbusProtocol", dependencies: ["NimbusModel"], swiftSettings: strict),
         // XML from the network (WebDAV listings, XSPF playlists, feeds) through expat, bounded.
-        .target(name: "NimbusXML", dependencies: ["CExpat"], swiftSettings: strict),
+        .target(name: "NimbusXML", dependencies: ["NimbusSupport", "CExpat"], swiftSettings: strict),
         // Byte sources: InputStream, local files, libcurl sessions and the crash-safe range cache.
         .target(name: "NimbusInput", dependencies: ["NimbusSupport", "CCurl"], swiftSettings: strict),
         // Where music lives: the local directory, cloud accounts and network shares (SMB through
@@ -79,7 +81,7 @@ let package = Package(
         // one plugin each.
         .target(
             name: "NimbusDecoder",
-            dependencies: ["NimbusInput", "NimbusPCM", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile", "CFFmpeg"],
+            dependencies: ["NimbusInput", "NimbusPCM", "NimbusModel", "NimbusSupport", "CMpg123", "CVorbis", "CFLAC", "COpusFile", "CFFmpeg", "CMpcDec"],
             swiftSettings: strict),
         // Covers made small for the web page: any picture FFmpeg decodes, scaled and re-encoded as JPEG,
         // with a byte-bounded memory of the results.
@@ -93,7 +95,7 @@ let package = Package(
         // PCM as MPD's src/pcm and src/filter: sample conversion, dither, rate conversion (libsoxr or
         // libswresample behind one protocol), the Filter protocol and the per-output FilterChain whose
         // stages are ReplayGain, volume, the equalizer, balance, crossfeed, routing and format.
-        .target(name: "NimbusPCM", dependencies: ["NimbusModel", "CSoxr", "CFFmpeg"], swiftSettings: strict),
+        .target(name: "NimbusPCM", dependencies: ["NimbusModel", "NimbusSupport", "CSoxr", "CFFmpeg"], swiftSettings: strict),
         // Encoders as MPD's src/encoder: WAV, FLAC, Vorbis, Opus, LAME and AAC behind one registry,
         // used by the httpd output and by transcoding.
         .target(

@@ -70,9 +70,9 @@ public struct DecoderRegistry: Sendable {
     }
 
     /// Nimbus's plugins: libmpg123, libvorbisfile, libFLAC (native and in Ogg), libopusfile,
-    /// the native WAV reader, and FFmpeg for the rest.
+    /// the native WAV reader, libmpcdec, and FFmpeg for the rest.
     public static let standard = DecoderRegistry([
-        MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), FLACPlugin(ogg: true), WAVPlugin(), FFmpegPlugin(),
+        MP3Plugin(), VorbisPlugin(), FLACPlugin(), OpusPlugin(), FLACPlugin(ogg: true), WAVPlugin(), MusepackPlugin(), FFmpegPlugin(),
     ])
 
     /// The plugin for a suffix; when several claim it (`.ogg`: Vorbis, then Opus), one that

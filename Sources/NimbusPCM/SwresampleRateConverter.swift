@@ -1,4 +1,5 @@
 import CFFmpeg
+import NimbusSupport
 
 /// A transcode's sample-rate change (44.1 kHz songs to Opus's 48 kHz) through FFmpeg's
 /// libswresample (`RateConversion.swresample`), on interleaved floats. Not libsoxr as playback uses: at "medium" libsoxr
@@ -12,9 +13,7 @@ public final class SwresampleRateConverter: RateConverter {
     public let channels: Int
     private var context: OpaquePointer?
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias Failure = DomainError<SwresampleRateConverter>
 
     public init(from inputRate: UInt32, to outputRate: UInt32, channels: Int) throws(Failure) {
         self.channels = channels
@@ -34,7 +33,7 @@ public final class SwresampleRateConverter: RateConverter {
         context = created
         guard status >= 0, let created, swr_init(created) >= 0 else {
             swr_free(&context)  // nil after it, so `deinit` has nothing left to free
-            throw Failure(description: "cannot change \(inputRate) Hz to \(outputRate) Hz for \(channels) channels")
+            throw Failure("cannot change \(inputRate) Hz to \(outputRate) Hz for \(channels) channels")
         }
     }
 

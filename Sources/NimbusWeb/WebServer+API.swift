@@ -66,7 +66,7 @@ extension WebServer {
                 return status(wsi, 413, "Request body too large", headers: Self.corsHeaders)
             }
             // The body follows in HTTP_BODY callbacks; a form is read as arguments.
-            loop.apiPending[key(wsi)] = pending
+            loop.connections[key(wsi)] = .receivingBody(pending)
             return 0
         }
         dispatch(wsi, pending)
@@ -74,19 +74,20 @@ extension WebServer {
     }
 
     func apiBody(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard var pending = loop.apiPending[key(wsi)], let input else { return 0 }
+        guard var pending = loop.connections.pending(key(wsi)), let input else { return 0 }
         guard pending.body.count + length <= Self.apiBodyLimit else {
-            loop.apiPending[key(wsi)] = nil
+            loop.connections.forget(key(wsi))
             _ = status(wsi, 413, "Request body too large", headers: Self.corsHeaders)
             return -1
         }
         pending.body += UnsafeRawBufferPointer(start: input, count: length)
-        loop.apiPending[key(wsi)] = pending
+        loop.connections[key(wsi)] = .receivingBody(pending)
         return 0
     }
 
     func apiBodyComplete(_ wsi: OpaquePointer) -> Int32 {
-        guard var pending = loop.apiPending.removeValue(forKey: key(wsi)) else { return 0 }
+        guard var pending = loop.connections.pending(key(wsi)) else { return 0 }
+        loop.connections.forget(key(wsi))
         pending.request.arguments += FormDecoding.arguments(pending.body)
         pending.body = []
         dispatch(wsi, pending)
@@ -96,7 +97,7 @@ extension WebServer {
     private func dispatch(_ wsi: OpaquePointer, _ pending: PendingAPI) {
         guard let api = settings.api else { return }
         let connection = key(wsi), token = pending.token, inbox = apiInbox
-        loop.apiWaiting[connection] = token
+        loop.connections[connection] = .waitingForAnswer(token: token)
         // An answer given before the handler returns (a lookup answered on this thread) is
         // sent now, without a trip through the inbox and another turn of the loop.
         let immediate = ImmediateAnswer()
@@ -104,7 +105,7 @@ extension WebServer {
             if !immediate.keep(answer) { inbox.post(.answer(connection: connection, token: token, answer)) }
         }
         if let answer = immediate.close() {
-            loop.apiWaiting[connection] = nil
+            loop.connections.forget(connection)
             send(answer, on: wsi, token: token)
         }
     }
@@ -114,14 +115,14 @@ extension WebServer {
         for event in apiInbox.take() {
             switch event {
             case .answer(let connection, let token, let answer):
-                guard loop.apiWaiting[connection] == token, let wsi = OpaquePointer(bitPattern: connection) else {
+                guard loop.connections.answerToken(connection) == token, let wsi = OpaquePointer(bitPattern: connection) else {
                     answer.body.stream?.cancel()
                     continue
                 }
-                loop.apiWaiting[connection] = nil
+                loop.connections.forget(connection)
                 send(answer, on: wsi, token: token)
             case .data(let connection, let token):
-                guard loop.apiStreams[connection]?.token == token, let wsi = OpaquePointer(bitPattern: connection) else { continue }
+                guard loop.connections.stream(connection)?.token == token, let wsi = OpaquePointer(bitPattern: connection) else { continue }
                 lws_callback_on_writable(wsi)
             }
         }
@@ -158,119 +159,9 @@ extension WebServer {
         }
         keepAlive(wsi)
         let connection = key(wsi), inbox = apiInbox
-        loop.apiStreams[connection] = APIStreaming(token: token, stream: stream, remaining: length ?? .max, chunked: length == nil)
+        loop.connections[connection] = .streaming(APIStreaming(token: token, stream: stream, remaining: length ?? .max, chunked: length == nil))
         stream.attach { inbox.post(.data(connection: connection, token: token)) }
         lws_callback_on_writable(wsi)
-    }
-
-    /// Writes what the stream has; nil when the connection has no stream.
-    func writeStream(_ wsi: OpaquePointer) -> Int32? {
-        guard var streaming = loop.apiStreams[key(wsi)] else { return nil }
-        if streaming.chunked { return writeChunk(wsi, streaming) }
-        if let file = streaming.stream.fileToSend() { return writeFile(wsi, &streaming, file) }
-        let pre = nimbus_lws_pre()
-        guard let (bytes, takenCount, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre) else { return 0 }
-        var buffer = bytes
-        let count = Int(min(Int64(takenCount), streaming.remaining))
-        streaming.remaining -= Int64(count)
-        let last = streaming.remaining == 0
-        if count > 0 {
-            let written = buffer.withUnsafeMutableBufferPointer {
-                lws_write(wsi, $0.baseAddress! + pre, count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-            }
-            guard written == count else { return closeStream(wsi) }
-            keepAlive(wsi)
-        }
-        if last {
-            streaming.stream.cancel()
-            loop.apiStreams[key(wsi)] = nil
-            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
-        }
-        // Ended short of its length (the source failed): closing tells the client.
-        if ended { return closeStream(wsi) }
-        loop.apiStreams[key(wsi)] = streaming
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    /// One HTTP/1.1 chunk of what the stream has (its size line in the headroom before the
-    /// bytes), and the empty last chunk once the stream ended.
-    private func writeChunk(_ wsi: OpaquePointer, _ streaming: APIStreaming) -> Int32 {
-        let pre = nimbus_lws_pre(), sizeRoom = 10
-        guard let (bytes, count, ended) = streaming.stream.take(upTo: Self.apiChunk, headroom: pre + sizeRoom) else { return 0 }
-        // The stream's end comes as an empty array, without the headroom.
-        var buffer = count > 0 ? bytes : [UInt8](repeating: 0, count: pre + sizeRoom)
-        var start = pre + sizeRoom
-        if count > 0 {
-            let sizeLine = Array((String(count, radix: 16) + "\r\n").utf8)
-            start -= sizeLine.count
-            buffer.replaceSubrange(start..<(pre + sizeRoom), with: sizeLine)
-            buffer += Array("\r\n".utf8)
-        }
-        if ended { buffer += Array("0\r\n\r\n".utf8) }
-        let length = buffer.count - start
-        if length > 0 {
-            let written = buffer.withUnsafeMutableBufferPointer {
-                lws_write(wsi, $0.baseAddress! + start, length, ended ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-            }
-            guard written == length else { return closeStream(wsi) }
-            keepAlive(wsi)
-        }
-        if ended {
-            streaming.stream.cancel()
-            loop.apiStreams[key(wsi)] = nil
-            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
-        }
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    /// A body that is still moving keeps its connection: libwebsockets' request timeout
-    /// (`timeout_secs`) would otherwise cut a phone playing a long stream at its own pace.
-    /// A connection whose bytes stop moving for `streamStall` seconds is closed.
-    func keepAlive(_ wsi: OpaquePointer) {
-        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.streamStall)
-    }
-
-    static let streamStall: Int32 = 60
-
-    func closeStream(_ wsi: OpaquePointer) -> Int32 {
-        loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
-        return -1
-    }
-
-    /// A connection closed: its request is forgotten and its stream's worker stops.
-    func apiClosed(_ wsi: OpaquePointer) {
-        loop.apiPending[key(wsi)] = nil
-        loop.apiWaiting[key(wsi)] = nil
-        loop.apiStreams.removeValue(forKey: key(wsi))?.stream.cancel()
-    }
-
-    /// libwebsockets reads nothing on an HTTP/1 connection while its answer is going out, yet
-    /// keeps POLLIN in the poll set: a phone hanging up mid-stream left this thread spinning
-    /// on that FIN (98 ms of CPU per skipped transcode, starving the encode that should have
-    /// stopped) until a later write failed. So after each turn of the loop, at most every
-    /// 2 ms, each stream's socket is peeked: end of input means the phone is gone, and its
-    /// worker stops now. (Pausing reading with lws_rx_flow_control also stops the writable
-    /// callbacks on h1, so it cannot be used.)
-    func reapHungUpStreams() {
-        guard !loop.apiStreams.isEmpty else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now &- loop.lastHangUpCheck >= 2_000_000 else { return }
-        loop.lastHangUpCheck = now
-        var probe: UInt8 = 0
-        for connection in Array(loop.apiStreams.keys) {
-            guard let wsi = OpaquePointer(bitPattern: connection) else { continue }
-            let fd = lws_get_socket_fd(wsi)
-            guard fd >= 0, recv(fd, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 else { continue }
-            loop.apiStreams.removeValue(forKey: connection)?.stream.cancel()
-            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
-        }
-    }
-
-    func cancelStreams() {
-        for streaming in loop.apiStreams.values { streaming.stream.cancel() }
-        loop.apiStreams = [:]
     }
 
     /// Every argument of the query string, in order (libwebsockets splits and decodes them).

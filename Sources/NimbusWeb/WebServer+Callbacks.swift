@@ -20,9 +20,9 @@ extension WebServer {
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return writeStream(wsi) ?? writeBody(wsi)
         case LWS_CALLBACK_CLOSED_HTTP:
-            loop.responses[key(wsi)] = nil
-            loop.pendingCovers[key(wsi)] = nil
-            apiClosed(wsi)
+            // Whatever it was doing — a body arriving, an answer awaited, a stream — ends here.
+            // (A WebSocket session ends through its own close callbacks.)
+            if loop.connections.session(key(wsi)) == nil { loop.connections.forget(key(wsi)) }
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             sendCovers()
             deliverAPI()
@@ -116,7 +116,7 @@ extension WebServer {
     ) -> Int32 {
         guard writeHead(wsi, code: code, type: type, length: lws_filepos_t(body.count), headers: headers) else { return -1 }
         if headOnly || body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
-        loop.responses[key(wsi)] = HTTPResponse(body: body)
+        loop.connections[key(wsi)] = .answering(HTTPResponse(body: body))
         lws_callback_on_writable(wsi)
         return 0
     }
@@ -138,7 +138,7 @@ extension WebServer {
     }
 
     private func writeBody(_ wsi: OpaquePointer) -> Int32 {
-        guard var response = loop.responses[key(wsi)] else { return 0 }
+        guard var response = loop.connections.response(key(wsi)) else { return 0 }
         let pre = nimbus_lws_pre()
         let chunk = min(16 * 1024, response.body.count - response.sent)
         var buffer = [UInt8](repeating: 0, count: pre + chunk)
@@ -150,10 +150,10 @@ extension WebServer {
         guard written == chunk else { return -1 }
         response.sent += chunk
         if last {
-            loop.responses[key(wsi)] = nil
+            loop.connections.forget(key(wsi))
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
-        loop.responses[key(wsi)] = response
+        loop.connections[key(wsi)] = .answering(response)
         lws_callback_on_writable(wsi)
         return 0
     }

@@ -61,7 +61,7 @@ extension WebServer {
         }
         loop.nextToken += 1
         let token = loop.nextToken, connection = key(wsi), inbox = coverInbox
-        loop.pendingCovers[connection] = PendingCover(token: token, ifNoneMatch: header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH))
+        loop.connections[connection] = .waitingForCover(PendingCover(token: token, ifNoneMatch: header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)))
         source(request) { jpeg in inbox.post(CoverAnswer(connection: connection, token: token, jpeg: jpeg)) }
         return 0
     }
@@ -71,10 +71,10 @@ extension WebServer {
     /// Sends the covers that came in, to connections still waiting for them.
     func sendCovers() {
         for answer in coverInbox.take() {
-            guard let pending = loop.pendingCovers[answer.connection], pending.token == answer.token,
+            guard let pending = loop.connections.cover(answer.connection), pending.token == answer.token,
                 let wsi = OpaquePointer(bitPattern: answer.connection)
             else { continue }
-            loop.pendingCovers[answer.connection] = nil
+            loop.connections.forget(answer.connection)
             guard let jpeg = answer.jpeg else {
                 // Not a 404: a browser reports every failed image as an error, and an album
                 // without a cover is no error. One transparent pixel says "none" (the page

@@ -11,7 +11,7 @@ extension WebServer {
     static let fileChunk = 1 << 20
 
     func writeFile(_ wsi: OpaquePointer, _ streaming: inout APIStreaming, _ file: (fd: Int32, offset: Int64, end: Int64)) -> Int32 {
-        loop.apiStreams[key(wsi)] = streaming
+        loop.connections[key(wsi)] = .streaming(streaming)
         guard lws_partial_buffered(wsi) == 0 else {
             lws_callback_on_writable(wsi)
             return 0
@@ -30,11 +30,10 @@ extension WebServer {
         streaming.remaining -= Int64(sent)
         keepAlive(wsi)
         guard streaming.remaining > 0 else {
-            streaming.stream.cancel()
-            loop.apiStreams[key(wsi)] = nil
+            loop.connections.forget(key(wsi))
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         }
-        loop.apiStreams[key(wsi)] = streaming
+        loop.connections[key(wsi)] = .streaming(streaming)
         lws_callback_on_writable(wsi)
         return 0
     }

@@ -32,13 +32,13 @@ extension WebServer {
         guard let raw = nimbus_lws_adopt_raw_socket(lws_get_vhost(wsi), fd, "mpd-raw") else { return -1 }
         let session = WebSession(socket: wsi)
         session.raw = raw
-        loop.sessions[key(wsi)] = session
-        loop.sessions[key(raw)] = session
+        loop.connections[key(wsi)] = .session(session)
+        loop.connections[key(raw)] = .session(session)
         return 0
     }
 
     func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let session = loop.sessions[key(wsi)] else { return -1 }
+        guard let session = loop.connections.session(key(wsi)) else { return -1 }
         guard session.incoming.count + length <= settings.maximumMessage else {
             logger.warning("a message over \(settings.maximumMessage) bytes; closing")
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, nil, 0)
@@ -57,7 +57,7 @@ extension WebServer {
     }
 
     func writeToDaemon(_ raw: OpaquePointer) -> Int32 {
-        guard let session = loop.sessions[key(raw)], !session.toDaemon.isEmpty else { return 0 }
+        guard let session = loop.connections.session(key(raw)), !session.toDaemon.isEmpty else { return 0 }
         let chunk = min(session.toDaemon.count, 16 * 1024)
         guard send(raw, session.toDaemon.prefix(chunk), LWS_WRITE_HTTP) else { return -1 }
         session.toDaemon.removeFirst(chunk)
@@ -70,7 +70,7 @@ extension WebServer {
     }
 
     func fromDaemon(_ raw: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let session = loop.sessions[key(raw)] else { return -1 }
+        guard let session = loop.connections.session(key(raw)) else { return -1 }
         if let input, length > 0 { session.toPage += UnsafeRawBufferPointer(start: input, count: length) }
         if session.toPage.count > Self.highWater, !session.throttled {
             session.throttled = true
@@ -81,7 +81,7 @@ extension WebServer {
     }
 
     func writeToPage(_ wsi: OpaquePointer) -> Int32 {
-        guard let session = loop.sessions[key(wsi)] else { return -1 }
+        guard let session = loop.connections.session(key(wsi)) else { return -1 }
         if session.toPage.isEmpty {
             guard session.daemonClosed else { return 0 }
             lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
@@ -100,9 +100,10 @@ extension WebServer {
 
     /// The page went: its MPD session ends with it.
     func socketClosed(_ wsi: OpaquePointer) {
-        guard let session = loop.sessions.removeValue(forKey: key(wsi)) else { return }
+        guard let session = loop.connections.session(key(wsi)) else { return }
+        loop.connections.forget(key(wsi))
         if let raw = session.raw {
-            loop.sessions[key(raw)] = nil
+            loop.connections.forget(key(raw))
             session.raw = nil
             lws_set_timeout(raw, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC)
         }
@@ -111,7 +112,8 @@ extension WebServer {
     /// The daemon ended the session (`close`, a timeout, a full output): the page's socket
     /// closes once what the daemon said last is out.
     func daemonClosed(_ raw: OpaquePointer) {
-        guard let session = loop.sessions.removeValue(forKey: key(raw)) else { return }
+        guard let session = loop.connections.session(key(raw)) else { return }
+        loop.connections.forget(key(raw))
         session.raw = nil
         session.daemonClosed = true
         lws_callback_on_writable(session.socket)

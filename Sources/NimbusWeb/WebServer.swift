@@ -155,13 +155,8 @@ final class ServiceLoop: @unchecked Sendable {
     let protocols: UnsafeMutablePointer<lws_protocols>
     /// C strings that must outlive the context.
     var keep: [UnsafeMutablePointer<CChar>?] = []
-    var responses: [UInt: HTTPResponse] = [:]
-    var sessions: [UInt: WebSession] = [:]
-    var pendingCovers: [UInt: PendingCover] = [:]
-    var apiPending: [UInt: PendingAPI] = [:]
-    /// The token of the request each connection waits an answer for.
-    var apiWaiting: [UInt: UInt64] = [:]
-    var apiStreams: [UInt: APIStreaming] = [:]
+    /// What each connection is doing (`WebConnection`).
+    var connections = Connections()
     /// When the streams were last looked at for a hang-up (uptime nanoseconds).
     var lastHangUpCheck: UInt64 = 0
     var nextToken: UInt64 = 0

@@ -1,4 +1,5 @@
 import CExpat
+import NimbusSupport
 
 /// One element of a parsed document. Elements are named by (namespace URI, local name), never
 /// by prefix: WebDAV servers write `D:`, `lp1:` or `ns0:` for the same `DAV:` namespace, and
@@ -55,13 +56,10 @@ public enum XMLDocument {
         public init() {}
     }
 
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
-    }
+    public typealias Failure = DomainError<XMLDocument>
 
     public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(Failure) -> XMLElement {
-        guard let parser = XML_ParserCreateNS(nil, namespaceSeparator) else { throw Failure(message: "out of memory") }
+        guard let parser = XML_ParserCreateNS(nil, namespaceSeparator) else { throw Failure("out of memory") }
         defer { XML_ParserFree(parser) }
         let builder = TreeBuilder(parser: parser, limits: limits)
         XML_SetUserData(parser, Unmanaged.passUnretained(builder).toOpaque())
@@ -74,12 +72,12 @@ public enum XMLDocument {
                 buffer.withMemoryRebound(to: CChar.self) { XML_Parse(parser, $0.baseAddress, Int32(buffer.count), 1) }
             }
         }
-        if let refusal = builder.refusal { throw Failure(message: refusal) }
+        if let refusal = builder.refusal { throw Failure(refusal) }
         guard status == XML_STATUS_OK else {
             let line = XML_GetCurrentLineNumber(parser)
-            throw Failure(message: "line \(line): \(String(cString: XML_ErrorString(XML_GetErrorCode(parser))))")
+            throw Failure("line \(line): \(String(cString: XML_ErrorString(XML_GetErrorCode(parser))))")
         }
-        guard let root = builder.root else { throw Failure(message: "no root element") }
+        guard let root = builder.root else { throw Failure("no root element") }
         return root
     }
 

@@ -90,10 +90,11 @@ extension CloudWebDAVTests {
         let server = try WebDAVServer(root: share.path, rate: 300_000)
         let secrets = TemporaryDirectory("nimbus-secrets")
         let paced = "audio_output {\n    type \"null\"\n    name \"clock\"\n}\n"
-        // Cached bytes are confirmed again before they play once a second has passed since the
-        // server last sent some (60 s by default); the replacement comes later than that.
+        // Cached bytes are confirmed again before they play once `cache_revalidate` seconds
+        // have passed since the server last sent some (60 by default); 0 confirms them at every
+        // play, so the replacement is met without waiting out a window on the clock.
         let (daemon, capture, client) = try startCaptured(
-            music: music, config: "cache_revalidate \"1\"\n" + cloudConfig(server, secrets: secrets), songs: 1, outputsFirst: paced)
+            music: music, config: "cache_revalidate \"0\"\n" + cloudConfig(server, secrets: secrets), songs: 1, outputsFirst: paced)
         XCTAssertEqual(try client.request("add dav/song.flac"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
         XCTAssertTrue(client.waitForElapsed(1), "the first version played a second")

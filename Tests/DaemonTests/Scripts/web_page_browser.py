@@ -200,7 +200,12 @@ def podcast_scenario():
     driver.save_screenshot(os.path.join(artifacts, "podcasts-360.png"))
     result["overflow360"] = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
     from selenium.webdriver.support.ui import Select
-    Select(element(By.CSS_SELECTOR, "#podcast-list select[aria-label='Keep offline Tea Time']")).select_by_value("1")
+
+    def keep_one():
+        # The list is drawn anew when the show's episodes arrive: a stale select is looked up again.
+        Select(element(By.CSS_SELECTOR, "#podcast-list select[aria-label='Keep offline Tea Time']")).select_by_value("1")
+        return True
+    wait(keep_one, 20)
     result["kept"] = bool(wait(lambda: "keep: 1" in mpd("listpodcasts")[0]))
     click("#podcast-list button[aria-label='Open Tea Time']")
     result["episodesShown"] = wait(lambda: location_is("#library") and "Green" in text_of("#library-list li") and "●" in text_of("#library-list li")
