@@ -168,7 +168,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusPCM", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
-                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic", "NimbusTranscode",
+                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic", "NimbusTranscode", "NimbusEncoder",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),

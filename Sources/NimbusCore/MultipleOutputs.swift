@@ -92,8 +92,11 @@ public final class MultipleOutputs {
     // MARK: the engine's view
 
     /// The enabled outputs that have not failed, as the engine wants them (the first keeps time).
+    /// MPD's `always_off "yes"`: listed, enabled or not, but never played on.
     var activeSlots: [PlayerEngine.OutputSlot] {
-        all.filter { $0.enabled && !$0.isPlaceholder && !failed.contains($0.name) }.map(\.slot)
+        all.filter {
+            $0.enabled && !$0.isPlaceholder && !failed.contains($0.name) && !$0.configuration.flag("always_off", default: false)
+        }.map(\.slot)
     }
 
     /// Gives the engine the outputs to play through and their levels. `fromStop`: playback

@@ -77,7 +77,11 @@ public final class OutputRecord {
     public var isPlaceholder: Bool { plugin == "dummy" }
 
     var slot: PlayerEngine.OutputSlot {
-        PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, sound: sound, filters: filters, make: make)
+        // MPD's `tags "no"`: the output is not told of songs (no ICY titles on a stream).
+        let inner = self.make
+        var make = inner
+        if !configuration.flag("tags", default: true) { make = { WithoutTags(inner()) } }
+        return PlayerEngine.OutputSlot(id: id, name: name, fixedFormat: configuration.format, sound: sound, filters: filters, make: make)
     }
 
     /// The level the player applies to this output's samples (100 unless software mixing).

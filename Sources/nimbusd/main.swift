@@ -42,6 +42,7 @@ if options.showHelp {
 }
 if options.showVersion {
     print("Nimbus \(Version.string) (MPD protocol \(ProtocolVersion.current))")
+    print(PluginList.text)
     exit(0)
 }
 

@@ -34,10 +34,14 @@ final class PipeRecorderOutputTests: XCTestCase {
                 encoder "flac"
             }
             """
-        let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
+        // MPD's `always_off`: listed, never played on (its command never starts).
+        let marker = music.file("never")
+        let withOff = config + "\naudio_output {\n type \"pipe\"\n name \"off\"\n always_off \"yes\"\n command \"touch '\(marker)'; cat > /dev/null\"\n}\n"
+        let daemon = try ServerProcess(.nimbus, config: withOff, musicDirectory: music.path, nullOutput: false)
         try daemon.waitForDatabase(songs: 1)
         let client = try daemon.connect()
         let outputs = try client.request("outputs")
+        XCTAssertTrue(outputs.contains("outputname: off"), "\(outputs)")
         XCTAssertTrue(outputs.contains("plugin: pipe") && outputs.contains("plugin: recorder"), "\(outputs)")
         for command in ["add ramp.wav", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
         XCTAssertTrue(client.waitForStatus("state: stop", timeout: 60), "playback did not end")
@@ -50,6 +54,7 @@ final class PipeRecorderOutputTests: XCTestCase {
             (try? runTool("flac", ["-s", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "-o", decoded, recorded])) != nil
         }, "the recording is a whole FLAC file")
         XCTAssertEqual(ramp(Array(try Data(contentsOf: URL(fileURLWithPath: decoded)))), Array(0..<Self.frames), "every sample recorded")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the always_off output never started")
     }
 
     func testAPipeWhoseCommandFailsIsAnOutputError() throws {

@@ -51,6 +51,17 @@ final class ServiceUnitTests: XCTestCase {
         XCTAssertEqual(check.terminationStatus, 0, "nimbusd --check refuses the shipped config")
     }
 
+    /// `--version` lists every plugin as MPD's does, from the registries themselves.
+    func testTheVersionListsEveryPlugin() throws {
+        let text = try runTool(ServerProcess.buildDirectory + "/nimbusd", ["--version"])
+        for expected in [
+            "Decoders plugins:", "[mpcdec] mpc", "[oggflac] ogg oga", "Output plugins:\n alsa null fifo pipe recorder httpd",
+            "Encoder plugins:\n wave flac vorbis opus lame aac", "Playlist plugins:\n extm3u m3u pls xspf cue", "Storage plugins:\n local webdav",
+        ] {
+            XCTAssertTrue(text.contains(expected), "\(expected) in\n\(text)")
+        }
+    }
+
     func testTheUnitVerifiesAndIsHardened() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed")
         let root = TemporaryDirectory("nimbus-install")

@@ -62,7 +62,7 @@ final class CommandTableTests: XCTestCase {
         },
         "decoders": { _, c in
             let lines = try c.request("decoders")
-            XCTAssertEqual(lines.filter { $0.hasPrefix("plugin: ") }, ["plugin: mpg123", "plugin: vorbis", "plugin: flac", "plugin: opus", "plugin: oggflac", "plugin: wave", "plugin: ffmpeg"])
+            XCTAssertEqual(lines.filter { $0.hasPrefix("plugin: ") }, ["plugin: mpg123", "plugin: vorbis", "plugin: flac", "plugin: opus", "plugin: oggflac", "plugin: wave", "plugin: mpcdec", "plugin: ffmpeg"])
             let flac = try XCTUnwrap(lines.firstIndex(of: "plugin: flac"))
             XCTAssertEqual(lines[flac + 1], "suffix: flac")
             XCTAssertTrue(lines[flac...].prefix { $0 != "plugin: wave" }.contains("mime_type: audio/flac"))
