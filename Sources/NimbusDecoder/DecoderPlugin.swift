@@ -31,6 +31,9 @@ public struct ScanResult: Sendable {
     public var format: AudioFormat?
     public var tag = Tag()
     public var comments: [(key: String, value: String)] = []
+    /// A CUE sheet embedded in the file (a `CUESHEET` comment, as EAC and foobar2000 write
+    /// it): MPD then lists the file as a playlist of its tracks too.
+    public var cueSheet: String?
     public var picture: Picture?
     public var replayGain = ReplayGainInfo()
     public var mixRamp = MixRampTags()

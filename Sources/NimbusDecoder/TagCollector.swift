@@ -71,6 +71,10 @@ enum VorbisComments {
         if options.picture, result.picture == nil, key.caseInsensitiveEquals("METADATA_BLOCK_PICTURE") {
             result.picture = FLACPictureBlock.parse(base64: value)
         }
+        if key.caseInsensitiveEquals("CUESHEET") {
+            result.cueSheet = value
+            return
+        }
         if let type = tagType(forKey: key) { collector.add(type, value) }
     }
 }

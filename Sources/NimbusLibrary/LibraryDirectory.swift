@@ -123,7 +123,8 @@ public struct LibraryDirectory: Sendable, Hashable {
     }
 }
 
-/// A playlist file in the music folder: its name and modification time (`Last-Modified`).
+/// A playlist file in the music folder: its name and modification time (`Last-Modified`);
+/// `Int64.min` for a song file carrying its own CUE sheet, which MPD lists without a date.
 public struct LibraryPlaylist: Sendable, Hashable {
     public var name: String
     public var modified: Int64

@@ -1,4 +1,5 @@
 import Glibc
+import NimbusCue
 import NimbusDecoder
 import NimbusModel
 import NimbusStorage
@@ -23,6 +24,8 @@ struct UpdateWalk {
         /// Files to scan, with the time each entered the database (kept when it changed).
         var tasks: [(path: String, entry: StorageEntry, added: Int64?)] = []
         private(set) var results = UnsafeMutableBufferPointer<LibrarySong?>(start: nil, count: 0)
+        /// Slot i: whether file i carries a CUE sheet of its own (same rule as `results`).
+        private(set) var embeddedCues = UnsafeMutableBufferPointer<Bool>(start: nil, count: 0)
         /// Read and written only by the sequential walk, after the workers are done.
         var pool = TagValuePool()
 
@@ -31,11 +34,15 @@ struct UpdateWalk {
             results.deallocate()
             results = .allocate(capacity: tasks.count)
             results.initialize(repeating: nil)
+            embeddedCues.deallocate()
+            embeddedCues = .allocate(capacity: tasks.count)
+            embeddedCues.initialize(repeating: false)
         }
 
         deinit {
             results.deinitialize()
             results.deallocate()
+            embeddedCues.deallocate()
         }
     }
 
@@ -114,12 +121,12 @@ struct UpdateWalk {
             directory.playlists.removeAll { $0.name == name }
             if let entry, entry.kind == .file, LibraryPlaylist.isPlaylist(name) {
                 directory.playlists.append(LibraryPlaylist(name: name, modified: entry.modified))
-
             }
             if let entry, entry.kind == .file, registry.supports(name) {
                 plan.tasks = [(childPath, entry, directory.songs.first { $0.hasName(name) }?.added)]
                 scan(plan)
                 if let scanned = plan.results[0] {
+                    if plan.embeddedCues[0] { directory.playlists.append(LibraryPlaylist(name: name, modified: .min)) }
                     let song = plan.pool.kept(scanned)
                     if let index = directory.songs.firstIndex(where: { $0.hasName(name) }) {
                         directory.songs[index] = song
@@ -233,21 +240,22 @@ struct UpdateWalk {
         let now = Int64(time(nil))
         WorkerThreads.run(count: plan.tasks.count, threads: remote ? max(threads, 8) : threads, name: "update", priority: .background) { index in
             let (path, entry, added) = plan.tasks[index]
-            plan.results[index] = Self.scanFile(
-                path: path, entry: entry, added: added ?? now, storage: storage, registry: registry, logger: logger)
+            let scanned = Self.scanFile(path: path, entry: entry, added: added ?? now, storage: storage, registry: registry, logger: logger)
+            plan.results[index] = scanned?.song
+            plan.embeddedCues[index] = scanned?.embeddedCue ?? false
         }
     }
 
     static func scanFile(
         path: String, entry: StorageEntry, added: Int64, storage: any Storage, registry: DecoderRegistry, logger: Logger
     )
-        -> LibrarySong?
+        -> (song: LibrarySong, embeddedCue: Bool)?
     {
         guard let plugin = registry.plugin(forPath: path) else { return nil }
         // The listing's own tags (a feed's) with their duration: nothing to read.
         if let known = entry.tag, known.duration != nil {
             logger.info("added \(path)")
-            return LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known, size: entry.size)
+            return (LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: nil, tag: known, size: entry.size), false)
         }
         do {
             let stream = try storage.open(path, purpose: .indexing)
@@ -259,7 +267,8 @@ struct UpdateWalk {
                 known.duration = known.duration ?? tag.duration
                 tag = known
             }
-            return LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag, size: entry.size)
+            let song = LibrarySong.make(name: entry.name, modified: entry.modified, added: added, format: result.format, tag: tag, size: entry.size)
+            return (song, result.cueSheet.map { !CueSheet.tracks(Array($0.utf8)).isEmpty } ?? false)
         } catch let error as DecoderError {
             logger.warning("Skipping \"\(path)\": \(error.message)")
         } catch {
@@ -282,10 +291,15 @@ struct UpdateWalk {
         var changed = false
         for song in pending.songs {
             switch song {
-            case .ready(let existing): directory.songs.append(existing)
+            case .ready(let existing):
+                directory.songs.append(existing)
+                // A file unchanged keeps the sheet it carries (MPD lists it as a playlist too).
+                if let carried = pending.old?.playlists.first(where: { existing.hasName($0.name) }) { directory.playlists.append(carried) }
             case .scan(let index):
                 changed = true
-                if let scanned = plan.results[index] { directory.songs.append(plan.pool.kept(scanned)) }
+                guard let scanned = plan.results[index] else { continue }
+                directory.songs.append(plan.pool.kept(scanned))
+                if plan.embeddedCues[index] { directory.playlists.append(LibraryPlaylist(name: scanned.name, modified: .min)) }
             }
         }
         for child in pending.directories {

@@ -103,4 +103,25 @@ final class CueSheetTests: XCTestCase {
         XCTAssertEqual(frames.last, 44100 * 12 - 1, "track 3 plays to the image's end")
         XCTAssertEqual(frames, Array(176_400..<(44100 * 12)), "every frame once, no gap between the tracks")
     }
+
+    /// A CUE sheet inside the FLAC file (a `CUESHEET` comment, as EAC writes it): MPD lists
+    /// the file as a song and as a playlist of its tracks, each a part of the file.
+    func testAnEmbeddedSheetMakesTheFileAPlaylistTooAsMPDDoes() throws {
+        let work = TemporaryDirectory("nimbus-embedded-cue")
+        try FileManager.default.createDirectory(atPath: work.file("music"), withIntermediateDirectories: true)
+        let wav = work.file("ramp.wav")
+        try AudioFixtures.writeRampWAV(to: wav, frames: 44100 * 12)
+        try runTool("flac", ["-s", "-f", "-o", work.file("music/album.flac"), wav])
+        let sheet = work.write(
+            "sheet.cue",
+            "PERFORMER \"Emb Band\"\nTITLE \"Emb Album\"\nFILE \"album.flac\" WAVE\n  TRACK 01 AUDIO\n    TITLE \"First\"\n"
+                + "    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    TITLE \"Second\"\n    INDEX 01 00:05:00\n")
+        try runTool("metaflac", ["--set-tag-from-file=CUESHEET=\(sheet)", work.file("music/album.flac")])
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: work.file("music/album.flac"))
+        try DifferentialHarness(musicDirectory: work.file("music"), songs: 1).compare([
+            .exchange("listed", ["lsinfo", "listall", "listallinfo", "lsinfo album.flac"]),
+            .exchange("read", ["listplaylist album.flac", "listplaylistinfo album.flac", "load album.flac", "playlistinfo"]),
+        ])
+    }
 }

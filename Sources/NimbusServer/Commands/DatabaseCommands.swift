@@ -56,6 +56,8 @@ enum DatabaseCommands {
         guard let directory = database.directory(at: path) else {
             if let song = database.song(at: path) {
                 SongPrinter.write(song, mask: call.session.visibleTags, into: &out)
+                // A song carrying its own CUE sheet is a playlist too, as MPD shows it.
+                if database.playlist(at: path) != nil { out.field("playlist", path) }
                 return .ok
             }
             throw ProtocolError(.noExist, "No such directory")
@@ -66,7 +68,7 @@ enum DatabaseCommands {
         }
         for playlist in directory.playlists {
             out.field("playlist", StoragePath.join(path, playlist.name))
-            out.field("Last-Modified", iso8601: playlist.modified)
+            if playlist.modified != .min { out.field("Last-Modified", iso8601: playlist.modified) }
         }
         for child in directory.directories {
             out.field("directory", StoragePath.join(path, child.name))
@@ -112,7 +114,7 @@ enum DatabaseCommands {
             },
             playlist: { directoryPath, playlist in
                 out.field("playlist", StoragePath.join(directoryPath, playlist.name))
-                if info { out.field("Last-Modified", iso8601: playlist.modified) }
+                if info, playlist.modified != .min { out.field("Last-Modified", iso8601: playlist.modified) }
             })
         return .ok
     }

@@ -1,3 +1,5 @@
+import NimbusCue
+import NimbusDecoder
 import NimbusModel
 import NimbusStorage
 
@@ -12,6 +14,7 @@ extension SongSources {
     /// on the storage: callers run it off the core loop.
     public func libraryPlaylist(_ path: String) throws(SongSourceError) -> [Song] {
         guard StoragePath.isSafe(path) else { throw .noSuchPlaylist }
+        if registry.supports(path) { return try embeddedCueSheet(path) }
         let bytes = try SongSourceError.reading {
             let stream = try storage.open(path)
             return try stream.readToEnd(limit: Self.playlistLimit)
@@ -23,6 +26,19 @@ extension SongSources {
             guard let uri = Self.resolve(entry.uri, folder: folder, musicDirectory: root) else { return nil }
             return Song(uri: uri, tag: entry.tag, target: entry.start.map { SongTarget(uri: uri, start: $0, end: entry.end) })
         }
+    }
+
+    /// The tracks of the CUE sheet a song carries (a `CUESHEET` comment): each a part of the
+    /// song itself, whatever file name the sheet gives, as MPD's embedded-CUE plugin reads it.
+    private func embeddedCueSheet(_ path: String) throws(SongSourceError) -> [Song] {
+        let scanned = try SongSourceError.reading {
+            guard let plugin = registry.plugin(forPath: path) else { throw SongSourceError.noSuchPlaylist }
+            return try plugin.scan(try storage.open(path), options: ScanOptions())
+        }
+        guard let sheet = scanned.cueSheet else { throw .noSuchPlaylist }
+        let tracks = CueSheet.tracks(Array(sheet.utf8))
+        guard !tracks.isEmpty else { throw .noSuchPlaylist }
+        return tracks.map { Song(uri: path, tag: $0.tag, target: SongTarget(uri: path, start: $0.start, end: $0.end)) }
     }
 
     /// A playlist entry as a URI: a URL as it is; `/music/root/a/b.flac` as `a/b.flac` when
