@@ -41,10 +41,13 @@ extension Partition {
             keepHeardPosition()
             changed(.player)
             sleep.playbackHalted()
+        case (.pause, false) where outputs.activeSlots.isEmpty:
+            // Paused because every output failed: they get another chance, as when playback
+            // starts, and the song starts again where it was (MPD reopens its outputs).
+            outputs.hand(fromStop: true)
+            startCurrent(at: pendingElapsed, keepingError: true)
         case (.pause, false):
             state = .play
-            // Outputs that failed get another chance, as when playback starts.
-            if outputs.activeSlots.isEmpty { outputs.hand(fromStop: true) }
             changed(.player)
             holdPlayerWakes()
             engine.resume()

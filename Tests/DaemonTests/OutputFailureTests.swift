@@ -86,7 +86,10 @@ final class OutputFailureTests: XCTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { daemon.log.components(separatedBy: "Failed to open \"USB DAC\"").count > 2 })
     }
 
-    func testWhenEveryOutputFailsPlaybackStopsWithTheError() throws {
+    /// As MPD's player: with no output left, playback pauses with the error ("the user may
+    /// resume playback as soon as an audio output becomes available"), and resuming tries
+    /// the outputs again.
+    func testWhenEveryOutputFailsPlaybackPausesWithTheError() throws {
         let music = TemporaryDirectory("nimbus-outputs")
         try AudioFixtures.writeSineWAV(to: music.file("sine.wav"), frames: 88_200, frequency: 1500)
         let daemon = try ServerProcess(.nimbus, config: missingALSA, musicDirectory: music.path, nullOutput: false)
@@ -95,9 +98,12 @@ final class OutputFailureTests: XCTestCase {
         let client = try daemon.connect()
         XCTAssertEqual(try client.request("add sine.wav"), ["OK"])
         XCTAssertEqual(try client.request("play"), ["OK"])
-        XCTAssertTrue(client.waitForStatus("state: stop", timeout: 10))
+        XCTAssertTrue(client.waitForStatus("state: pause", timeout: 10))
         XCTAssertTrue(try client.request("status").contains { $0.hasPrefix("error: Failed to open \"USB DAC\"") })
-        XCTAssertTrue(daemon.log.contains("no output is left; playback stops"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("no output is left; playback pauses"), daemon.log)
+        XCTAssertEqual(try client.request("pause 0"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 10) { daemon.log.components(separatedBy: "Failed to open \"USB DAC\"").count > 2 }, "tried again")
+        XCTAssertTrue(client.waitForStatus("state: pause", timeout: 10), "and paused again")
     }
 
     func testTheFifoOutputKeepsItsFifo() throws {
