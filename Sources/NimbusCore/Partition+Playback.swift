@@ -236,7 +236,11 @@ extension Partition {
         guard state != .stop else { return 0 }
         let status = engine.status
         guard let playing = handshake.playing, status.token == playing, state == .play else { return pendingElapsed }
-        return max(0, status.elapsedMilliseconds - (currentItem?.range?.start ?? 0))
+        // A ranged song (a CUE track) is never heard before its start: the output reporting
+        // less has not heard the restarted song yet (right after a seek), so the position
+        // asked for stands until it has.
+        let heard = status.elapsedMilliseconds - (currentItem?.range?.start ?? 0)
+        return heard < 0 ? pendingElapsed : heard
     }
 
     func consumeOrder(_ order: Int) {

@@ -30,9 +30,11 @@ final class RangePlaybackTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(Double(now["elapsed"] ?? "")), 9, "counted from the range's start: \(now)")
         XCTAssertEqual(now["time"]?.split(separator: ":").last, "10")
         XCTAssertEqual(try client.request("seekcur 5"), ["OK"])
-        XCTAssertTrue(client.waitForElapsed(5))
-        now = try status(client)
-        let elapsed = try XCTUnwrap(Double(now["elapsed"] ?? ""))
-        XCTAssertTrue((5..<10).contains(elapsed), "the seek lands inside the range: \(now)")
+        // From the seek on, every answer says 5 s or more into the range, never its start.
+        for _ in 0..<20 {
+            now = try status(client)
+            let elapsed = try XCTUnwrap(Double(now["elapsed"] ?? ""))
+            XCTAssertTrue((5..<10).contains(elapsed), "the seek lands inside the range: \(now)")
+        }
     }
 }
