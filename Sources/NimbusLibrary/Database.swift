@@ -66,12 +66,14 @@ public final class Database: Sendable {
 
     /// Visits directories and songs below `path` in MPD's order: a directory's songs, then
     /// each subdirectory (reported to `directory`) followed by its contents when `recursive`.
+    /// `showingTargets`: CUE sheets' image files are visited too (the phone API streams the
+    /// image whole where it cannot stream a part of it).
     public func visit(
-        _ path: String, recursive: Bool, directory visitDirectory: (String, LibraryDirectory) -> Void = { _, _ in },
+        _ path: String, recursive: Bool, showingTargets: Bool = false, directory visitDirectory: (String, LibraryDirectory) -> Void = { _, _ in },
         song visitSong: (String, LibrarySong) -> Void, playlist visitPlaylist: (String, LibraryPlaylist) -> Void = { _, _ in }
     ) {
         guard let start = root.directory(at: path) else { return }
-        Self.walk(start, path: path, recursive: recursive, visitDirectory, visitSong, visitPlaylist)
+        Self.walk(start, path: path, recursive: recursive, showingTargets: showingTargets, visitDirectory, visitSong, visitPlaylist)
     }
 
     /// The playlist file at `path` in the music folder, if the library knows one there.
@@ -86,22 +88,25 @@ public final class Database: Sendable {
     public func songs(below path: String) -> [Song] {
         guard let start = root.directory(at: path) else { return [] }
         var songs: [Song] = []
-        Self.walk(start, path: path, recursive: true, { _, _ in }, { directory, song in songs.append(song.song(in: directory)) }, { _, _ in })
+        Self.walk(
+            start, path: path, recursive: true, showingTargets: false, { _, _ in }, { directory, song in songs.append(song.song(in: directory)) },
+            { _, _ in })
         return songs
     }
 
     private static func walk(
-        _ directory: LibraryDirectory, path: String, recursive: Bool, _ visitDirectory: (String, LibraryDirectory) -> Void,
-        _ visitSong: (String, LibrarySong) -> Void, _ visitPlaylist: (String, LibraryPlaylist) -> Void
+        _ directory: LibraryDirectory, path: String, recursive: Bool, showingTargets: Bool,
+        _ visitDirectory: (String, LibraryDirectory) -> Void, _ visitSong: (String, LibrarySong) -> Void,
+        _ visitPlaylist: (String, LibraryPlaylist) -> Void
     ) {
         // MPD's Directory::Walk: the songs, the playlists, then each folder.
-        let hidden = directory.playlistTargets
+        let hidden = showingTargets ? [] : directory.playlistTargets
         for song in directory.songs where !LibraryDirectory.hides(song, hidden) { visitSong(path, song) }
         for playlist in directory.playlists { visitPlaylist(path, playlist) }
         for child in directory.directories {
             let childPath = StoragePath.join(path, child.name)
             visitDirectory(childPath, child)
-            if recursive { walk(child, path: childPath, recursive: true, visitDirectory, visitSong, visitPlaylist) }
+            if recursive { walk(child, path: childPath, recursive: true, showingTargets: showingTargets, visitDirectory, visitSong, visitPlaylist) }
         }
     }
 

@@ -174,4 +174,25 @@ final class SubsonicGoldenTests: XCTestCase {
         guard case .endpoint(let album) = table.lookup("/rest/getAlbum.view") else { return XCTFail("getAlbum.view is getAlbum") }
         XCTAssertTrue(album.inline)
     }
+
+    /// A CUE sheet's tracks are parts of an image a phone cannot be sent: the API lists the
+    /// image as one song (MPD clients get the tracks), and no empty `image.cue` folder.
+    func testCueTracksReachPhonesAsTheirImage() throws {
+        let image = LibrarySong.make(
+            name: "image.flac", modified: 1_700_000_000, format: AudioFormat(sampleRate: 44100, sample: .s16, channels: 2),
+            tag: Tag(items: [TagItem(.title, "Whole Image")], duration: 12_000))
+        let track = LibrarySong.make(
+            name: "track0001", modified: 1_700_000_000, format: AudioFormat(sampleRate: 44100, sample: .s16, channels: 2),
+            tag: Tag(items: [TagItem(.title, "One"), TagItem(.album, "Cue Album")], duration: 4_000),
+            target: LibraryTarget(file: "image.flac", start: 0, end: 4_000))
+        let cue = LibraryDirectory(name: "image.cue", modified: 1_700_000_000, songs: [track])
+        let album = LibraryDirectory(name: "Cue", modified: 1_700_000_000, directories: [cue], songs: [image])
+        database = Database(root: LibraryDirectory(name: "", directories: [album]), updated: 1_700_000_000)
+        let random = try json(ask("getRandomSongs", [("size", "10")]).body)
+        let titles = ((random["randomSongs"] as? [String: Any])?["song"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+        XCTAssertEqual(titles, ["Whole Image"])
+        let folder = try json(ask("getMusicDirectory", [("id", SubsonicIDs.directory("Cue"))]).body)
+        let children = ((folder["directory"] as? [String: Any])?["child"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(children.compactMap { $0["title"] as? String }, ["Whole Image"], "the image, not the sheet's folder")
+    }
 }

@@ -57,7 +57,8 @@ extension SubsonicService {
                 node.set("parent", SubsonicIDs.directory(parent))
             }
             node.set("name", path.isEmpty ? "Music" : directory.name)
-            var children: [SubsonicNode] = directory.directories.map { child in
+            // A CUE sheet's virtual folder is not shown: its image is, as a song.
+            var children: [SubsonicNode] = directory.directories.filter { $0.songs.first?.target == nil }.map { child in
                 let childPath = path.isEmpty ? child.name : path + "/" + child.name
                 var entry = SubsonicNode("child")
                 entry.set("id", SubsonicIDs.directory(childPath))

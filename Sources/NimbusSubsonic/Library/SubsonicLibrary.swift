@@ -73,7 +73,10 @@ public final class SubsonicLibrary: Sendable {
         var artists: [ArtistEntry] = []
         var folders: [String: Int] = [:]
         var parentKey: (directory: String, key: UInt64) = ("", SubsonicIDs.key("dir", ""))
-        database.visit("", recursive: true) { directory, song in
+        // CUE tracks are parts of an image a phone cannot be sent: the phone API lists the
+        // image itself, as before CUE sheets were read (MPD clients get the tracks).
+        database.visit("", recursive: true, showingTargets: true) { directory, song in
+            guard song.target == nil else { return }
             let tag = song.tag
             let artistName = tag.firstWithFallback(.albumArtist) ?? ""
             let albumName = tag.first(.album) ?? ""
