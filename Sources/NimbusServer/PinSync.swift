@@ -53,11 +53,17 @@ final class PinSync: IdleListener {
         guard let sources, let database = sources.library?.database else { return [] }
         switch pin.kind {
         case .song:
-            return isPinnable(pin.name) && database.song(at: pin.name) != nil ? [pin.name] : []
+            guard isPinnable(pin.name), let song = database.song(at: pin.name) else { return [] }
+            // A CUE track is a part of its image: the image is what is kept.
+            if let target = song.target { return [target.uri] }
+            return [pin.name]
         case .folder:
             guard isPinnable(pin.name) else { return [] }
             var uris: [String] = []
-            database.visit(pin.name, recursive: true) { path, song in uris.append(StoragePath.join(path, song.name)) }
+            // The files themselves: CUE images rather than the tracks that point into them.
+            database.visit(pin.name, recursive: true, showingTargets: true) { path, song in
+                if song.target == nil { uris.append(StoragePath.join(path, song.name)) }
+            }
             return uris
         case .playlist:
             let entries = (try? sources.playlists?.load(pin.name)) ?? []

@@ -128,6 +128,18 @@ final class OfflineTests: XCTestCase {
         XCTAssertEqual(try pins(again), [:])
     }
 
+    /// A pinned folder holding a CUE sheet keeps its image (the tracks are parts of it).
+    func testAPinnedCueAlbumKeepsItsImage() throws {
+        try XCTSkipUnless(WebDAVServer.available, "nginx with dav-ext is not installed (scripts/install-deps)")
+        let files = try share(["Cue/image.flac": 88_200])
+        _ = files.write("Cue/image.cue", "FILE \"image.flac\" WAVE\n TRACK 01 AUDIO\n  INDEX 01 00:00:00\n TRACK 02 AUDIO\n  INDEX 01 00:01:00\n")
+        let server = try WebDAVServer(root: files.path)
+        let (_, _, client) = try daemon(webDAVConfig(server), songs: 2)
+        XCTAssertEqual(try client.request("pin dav/Cue"), ["OK"])
+        XCTAssertEqual(waitForPin(client, "dav/Cue", state: "completed")?["songs"], "1", "the image, once")
+        XCTAssertEqual(try client.request("pinstatus dav/Cue").filter { $0.hasPrefix("file: ") }, ["file: dav/Cue/image.flac"])
+    }
+
     /// An emulated Yandex.Disk account over `files`, each download at `rate` bytes a second.
     private func emulated(_ files: TemporaryDirectory, rate: Int) throws -> CloudEmulator {
         let emulator = try CloudEmulator(provider: "yandex-disk", root: files.path)
