@@ -21,7 +21,7 @@ release: deps
 
 # Foreground daemon; CONFIG=path/to/mpd.conf to use a config file, else the safe defaults.
 run: release
-	./.build/release/nimbusd --no-daemon $(CONFIG)
+	./.build/release/nimbusd --no-daemon $(or $(CONFIG),--no-config)
 
 # The static release binary is built too: StaticBinaryTests checks what `make deb` would ship.
 test: deps

@@ -4,7 +4,8 @@ import NimbusConfig
 
 /// Where the running daemon is, found as mpc finds MPD: `--host`/`--port`, else `MPD_HOST`
 /// (a host, `password@host` or a socket path) and `MPD_PORT`, else the config's first
-/// address and port.
+/// address and port — or, as libmpdclient, the user's `$XDG_RUNTIME_DIR/mpd/socket` when the
+/// config names no `bind_to_address` and that socket exists.
 struct DaemonAddress {
     var host: String
     var port: Int
@@ -12,7 +13,12 @@ struct DaemonAddress {
 
     init(configuration: DaemonConfiguration?, host hostOption: String?, port portOption: Int?) {
         let environment = ProcessInfo.processInfo.environment
-        var host = hostOption ?? environment["MPD_HOST"] ?? configuration?.bindAddresses.first ?? "127.0.0.1"
+        let runtime = configuration?.bindAddressConfigured == true
+            ? nil : ConfigSearch.runtimeSocket(environment: environment, effectiveUser: geteuid()).flatMap { path in
+                var info = stat()
+                return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK ? path : nil
+            }
+        var host = hostOption ?? environment["MPD_HOST"] ?? runtime ?? configuration?.bindAddresses.first ?? "127.0.0.1"
         if let at = host.lastIndex(of: "@"), !host.hasPrefix("/") {
             password = String(host[..<at])
             host = String(host[host.index(after: at)...])

@@ -1,8 +1,11 @@
+import Foundation
 import NimbusConfig
 
 /// The options every `nimbus` command takes, wherever they stand on the line.
 struct Options {
-    var configPath = "/etc/nimbus/nimbusd.conf"
+    /// `--config`, else the file the daemon would read (`nimbusd`'s search order).
+    var configPath = ConfigSearch.find(home: PathExpansion.currentHome(), environment: ProcessInfo.processInfo.environment)
+        ?? "/etc/nimbus/nimbusd.conf"
     var host: String?
     var port: Int?
     var wait = false

@@ -17,7 +17,6 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "pid_file",
         "group", "host_permissions", "mixer_type", "volume_normalization",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
@@ -61,7 +60,10 @@ struct ConfigReader {
         for bind in binds where !Self.isPlausibleAddress(bind.value) {
             throw ConfigError("bind_to_address: \"\(bind.value)\" is not an IP address, host name or socket path", at: bind.location)
         }
-        if !binds.isEmpty { config.bindAddresses = binds.map { $0.value.hasPrefix("~") ? path($0) : $0.value } }
+        if !binds.isEmpty {
+            config.bindAddresses = binds.map { $0.value.hasPrefix("~") ? path($0) : $0.value }
+            config.bindAddressConfigured = true
+        }
         try applyPermissions(to: &config)
     }
 
@@ -73,6 +75,7 @@ struct ConfigReader {
         case "state_file": config.stateFile = try absolutePath(param)
         case "sticker_file": config.stickerFile = try absolutePath(param)
         case "cache_directory": config.cacheDirectory = try absolutePath(param)
+        case "pid_file": config.pidFile = try absolutePath(param)
         case "cache_size": config.cacheSize = try size(param)
         case "offline_transfers": config.offlineTransfers = try number(param, range: 1...16)
         case "cache_revalidate": config.cacheRevalidate = try number(param, range: 0...31_536_000)

@@ -42,6 +42,10 @@ public struct DaemonConfiguration: Sendable {
     public var logFile: String?
     public var logLevel: LogLevel = .notice
     public var bindAddresses: [String]
+    /// False when no `bind_to_address` line was read: MPD then adds the user's runtime socket.
+    public var bindAddressConfigured = false
+    /// `pid_file`: written after start, removed at shutdown, read by `--kill`.
+    public var pidFile: String?
     public var port: Int = 6600
     /// `user`: started as root, the daemon becomes this user once its sockets are bound.
     public var user: String?

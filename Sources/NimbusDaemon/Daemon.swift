@@ -160,8 +160,8 @@ public final class Daemon {
 
     /// Binds (then drops root for `user`), loads or builds the database, restores the state
     /// file. No client is served before this returns: the loop is busy running it.
-    public func start() throws(SystemError) {
-        try server.start()
+    public func start(activated: [ListeningSocket.Bound] = []) throws(SystemError) {
+        try server.start(activated: activated)
         if let user = configuration.user, getuid() == 0 {
             try Privileges.drop(to: user)
             logger.info("running as \(user)")
@@ -357,6 +357,8 @@ public final class Daemon {
     static func serverSettings(_ config: DaemonConfiguration) -> ServerSettings {
         ServerSettings(
             bindAddresses: config.bindAddresses,
+            runtimeSocket: config.bindAddressConfigured
+                ? nil : ConfigSearch.runtimeSocket(environment: ProcessInfo.processInfo.environment, effectiveUser: geteuid()),
             port: config.port,
             passwords: Dictionary(config.passwords.map { ($0.password, $0.permissions) }, uniquingKeysWith: { $1 }),
             defaultPermissions: config.defaultPermissions,

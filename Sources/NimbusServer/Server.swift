@@ -30,19 +30,45 @@ public final class Server {
     public var allClients: some Collection<Client> { clients.values }
 
     /// Binds every configured address; as in MPD, any address that cannot be bound is fatal.
-    public func start() throws(SystemError) {
+    /// Sockets systemd passed replace them all; the private runtime socket is added beside them
+    /// and its failure is only logged (MPD's `$XDG_RUNTIME_DIR/mpd/socket`).
+    public func start(activated: [ListeningSocket.Bound] = []) throws(SystemError) {
+        for bound in activated {
+            try listen(on: bound)
+            context.logger.info("listening on \(bound.description) (socket activation)")
+        }
+        guard activated.isEmpty else { return }
+        var haveRuntimeSocket = false
+        if let path = context.settings.runtimeSocket {
+            do {
+                let bound = try ListeningSocket.openPrivate(path: path)
+                try listen(on: bound)
+                haveRuntimeSocket = true
+                context.logger.info("listening on \(bound.description)")
+            } catch {
+                context.logger.error("Failed to listen on \"\(path)\" (not fatal): \(error.description)")
+            }
+        }
         do {
             for address in context.settings.bindAddresses {
                 for bound in try ListeningSocket.open(address: address, port: context.settings.port) {
-                    listeners.append(bound)
-                    try reactor.watch(fd: bound.fd, interest: .read) { [unowned self] _ in accept(from: bound) }
+                    try listen(on: bound)
                     context.logger.info("listening on \(bound.description)")
                 }
             }
         } catch {
+            if haveRuntimeSocket {
+                context.logger.error("\(error.description); the default TCP listener failed, but this is okay because we have a $XDG_RUNTIME_DIR listener")
+                return
+            }
             stop()
             throw error
         }
+    }
+
+    private func listen(on bound: ListeningSocket.Bound) throws(SystemError) {
+        listeners.append(bound)
+        try reactor.watch(fd: bound.fd, interest: .read) { [unowned self] _ in accept(from: bound) }
     }
 
     /// The port actually bound (useful when configured as 0).
@@ -73,7 +99,7 @@ public final class Server {
         for listener in listeners {
             reactor.unwatch(fd: listener.fd)
             close(listener.fd)
-            if listener.isLocal && listener.description.hasPrefix("/") { unlink(listener.description) }
+            if listener.isLocal && listener.ownsPath && listener.description.hasPrefix("/") { unlink(listener.description) }
         }
         listeners.removeAll()
         for client in Array(clients.values) { client.closeNow() }

@@ -3,6 +3,8 @@ import NimbusModel
 /// What the protocol layer needs from the configuration.
 public struct ServerSettings: Sendable {
     public var bindAddresses: [String]
+    /// `$XDG_RUNTIME_DIR/mpd/socket` for a user's daemon without `bind_to_address`, as MPD.
+    public var runtimeSocket: String?
     public var port: Int
     public var passwords: [String: Permission]
     public var defaultPermissions: Permission
@@ -22,12 +24,13 @@ public struct ServerSettings: Sendable {
     public var maxPlaylistLength: Int
 
     public init(
-        bindAddresses: [String] = ["127.0.0.1"], port: Int = 6600, passwords: [String: Permission] = [:],
+        bindAddresses: [String] = ["127.0.0.1"], runtimeSocket: String? = nil, port: Int = 6600, passwords: [String: Permission] = [:],
         defaultPermissions: Permission = .all, localPermissions: Permission = .all, connectionTimeout: Int = 60,
         maxConnections: Int = 100, maxCommandListSize: Int = 2048 * 1024, maxOutputBufferSize: Int = 8192 * 1024,
         musicDirectory: String? = nil, enabledTags: TagMask = .defaultEnabled, maxPlaylistLength: Int = 16384
     ) {
         self.bindAddresses = bindAddresses
+        self.runtimeSocket = runtimeSocket
         self.port = port
         self.passwords = passwords
         self.defaultPermissions = defaultPermissions

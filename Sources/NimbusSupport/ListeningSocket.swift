@@ -14,6 +14,22 @@ public enum ListeningSocket {
         public let isLocal: Bool
         /// `127.0.0.1:6600`, `[::]:6600`, `/run/mpd/socket`: what was bound, as logged.
         public let description: String
+        /// False for a socket systemd bound: its path is not ours to unlink at shutdown.
+        public var ownsPath = true
+
+        public init(fd: Int32, isLocal: Bool, description: String, ownsPath: Bool = true) {
+            self.fd = fd
+            self.isLocal = isLocal
+            self.description = description
+            self.ownsPath = ownsPath
+        }
+    }
+
+    /// A Unix socket only its owner may use (mode 0600): MPD's `$XDG_RUNTIME_DIR/mpd/socket`.
+    public static func openPrivate(path: String) throws(SystemError) -> Bound {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { mkdir(directory, 0o700) }
+        return try unix(path: path, mode: 0o600)
     }
 
     public static func open(address: String, port: Int) throws(SystemError) -> [Bound] {
@@ -88,7 +104,7 @@ public enum ListeningSocket {
         return fd
     }
 
-    private static func unix(path: String) throws(SystemError) -> Bound {
+    private static func unix(path: String, mode: mode_t = 0o666) throws(SystemError) -> Bound {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)
@@ -111,7 +127,7 @@ public enum ListeningSocket {
             close(fd)
             throw error
         }
-        if !abstract { chmod(path, 0o666) }
+        if !abstract { chmod(path, mode) }
         guard listen(fd, 256) == 0 else {
             let error = SystemError("listen")
             close(fd)

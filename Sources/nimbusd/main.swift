@@ -27,6 +27,7 @@ func raiseDescriptorLimit() {
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("nimbusd: \(message)\n".utf8))
+    PidFile.remove(Running.pidFile)
     exit(1)
 }
 
@@ -46,25 +47,41 @@ if options.showVersion {
     exit(0)
 }
 
+let environment = ProcessInfo.processInfo.environment
+let configPath = options.configPath
+    ?? (options.noConfig ? nil : ConfigSearch.find(home: PathExpansion.currentHome(), environment: environment))
 var configuration: DaemonConfiguration
 do {
-    configuration = try options.configPath.map { try DaemonConfiguration.from(ConfigFile.load(path: $0)) }
+    configuration = try configPath.map { try DaemonConfiguration.from(ConfigFile.load(path: $0)) }
         ?? DaemonConfiguration.defaults()
 } catch {
     fail(String(describing: error))
 }
+if options.kill {
+    switch PidFile.kill(configuration.pidFile) {
+    case .success: exit(0)
+    case .failure(let error): fail(error.description)
+    }
+}
+if options.systemd { configuration.pidFile = nil }
+if options.logToStandardError { configuration.logFile = nil }
 if options.checkOnly {
     for warning in configuration.warnings { print("warning: \(warning)") }
     let outputs = OutputCheck.problems(configuration.audioOutputs)
     for warning in outputs.warnings { print("warning: \(warning)") }
     guard outputs.usable else {
-        print("error: \(options.configPath ?? "defaults"): no audio_output Nimbus can play on")
+        print("error: \(configPath ?? "defaults"): no audio_output Nimbus can play on")
         exit(1)
     }
-    print("\(options.configPath ?? "defaults"): OK")
+    print("\(configPath ?? "defaults"): OK")
     exit(0)
 }
 if options.verbose { configuration.logLevel = .debug }
+
+// Before any thread exists (fork() copies only the calling thread) and any file is open.
+if Detach.shouldDetach(options, environment: environment) {
+    Detach.begin(keepStandardError: configuration.logFile == nil)
+}
 
 let logFile: LogFile
 do {
@@ -75,13 +92,27 @@ do {
 }
 let logger = Logger(level: configuration.logLevel, sink: { logFile.write($0) })
 for warning in configuration.warnings { logger.warning("config: \(warning)") }
+if let configPath { logger.info("config: read \(configPath)") }
+
+let pidFile = configuration.pidFile
+if let pidFile {
+    do {
+        try PidFile.write(pidFile)
+        Running.pidFile = pidFile
+    } catch {
+        fail("pid_file: \(error.description)")
+    }
+}
 
 /// The running daemon, for signal handlers that may fire before start-up finished.
 @CoreActor
 enum Running {
     static var daemon: Daemon?
+    /// Set once written, so a failing start or a shutdown removes it.
+    nonisolated(unsafe) static var pidFile: String?
 }
 
+let activated = SocketActivation.listeners(environment: environment)
 let startup = DispatchSemaphore(value: 0)
 let finalConfiguration = configuration
 SignalHandlers.install { name in
@@ -91,14 +122,18 @@ SignalHandlers.install { name in
     }
 }
 Task { @CoreActor in
-    let daemon = Daemon(configuration: finalConfiguration, logger: logger) { exit(0) }
+    let daemon = Daemon(configuration: finalConfiguration, logger: logger) {
+        PidFile.remove(Running.pidFile)
+        exit(0)
+    }
     Running.daemon = daemon
     do {
-        try daemon.start()
+        try daemon.start(activated: activated)
     } catch {
         fail(String(describing: error))
     }
     startup.signal()
 }
 startup.wait()
+Detach.ready()
 dispatchMain()

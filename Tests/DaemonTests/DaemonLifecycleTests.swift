@@ -73,12 +73,15 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(try client.request("ping"), ["OK"])
     }
 
+    /// `--no-config`: no file searched (this machine has Debian MPD's /etc/mpd.conf, which a
+    /// bare `nimbusd` would read, as mpd does).
     func testWithoutAConfigItUsesSafeDefaults() throws {
         try XCTSkipIf((try? LineClient(.tcp(host: "127.0.0.1", port: 6600))) != nil, "port 6600 is in use here")
         let home = TemporaryDirectory("nimbus-home")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ServerProcess.buildDirectory + "/nimbusd")
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.arguments = ["--no-config"]
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer {

@@ -20,6 +20,7 @@ final class ServiceUnitTests: XCTestCase {
         for path in [
             "usr/bin/nimbusd", "usr/bin/nimbus", "usr/share/doc/nimbus/README.md", "usr/share/doc/nimbus/docs/configuration.md",
             "usr/share/man/man1/nimbusd.1", "usr/share/man/man1/nimbus.1", "etc/nimbus/nimbusd.conf", "units/nimbusd.service",
+            "units/nimbusd.socket",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: root.file(path)), path)
         }
@@ -69,6 +70,8 @@ final class ServiceUnitTests: XCTestCase {
         let unit = root.file("units/nimbusd.service")
         let verify = try runTool("/usr/bin/systemd-analyze", ["verify", unit], includingErrors: true)
         XCTAssertFalse(verify.contains("nimbusd.service:"), "systemd-analyze verify complains:\n\(verify)")
+        let socketVerify = try runTool("/usr/bin/systemd-analyze", ["verify", root.file("units/nimbusd.socket")], includingErrors: true)
+        XCTAssertFalse(socketVerify.contains("nimbusd.socket:"), "systemd-analyze verify complains:\n\(socketVerify)")
         let security = try runTool("/usr/bin/systemd-analyze", ["security", "--offline=true", unit], includingErrors: true)
         let line = try XCTUnwrap(security.split(separator: "\n").first { $0.contains("Overall exposure level") }, security)
         let score = try XCTUnwrap(line.split(separator: " ").compactMap { Double($0) }.first, String(line))
