@@ -46,6 +46,8 @@ let package = Package(
         cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
         cLibrary("CSoxr", "soxr", ["libsoxr-dev"]),
         cLibrary("CCue", "libcue", ["libcue-dev"]),
+        // libpulse's pkg-config file adds -pthread, which SwiftPM refuses with a warning.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
         // libmpcdec ships no pkg-config file.
         .systemLibrary(name: "CMpcDec", path: "Sources/CMpcDec", providers: [.apt(["libmpcdec-dev"])]),
         // LAME ships no pkg-config file; its header is in /usr/include/lame.
@@ -104,7 +106,7 @@ let package = Package(
         // Sound sinks (ALSA, null, fifo, the httpd stream: one plugin each) and the output thread
         // that runs each through its FilterChain.
         .target(
-            name: "NimbusOutput", dependencies: ["NimbusPCM", "NimbusEncoder", "NimbusModel", "NimbusSupport", "CALSA"],
+            name: "NimbusOutput", dependencies: ["NimbusPCM", "NimbusEncoder", "NimbusModel", "NimbusSupport", "CALSA", "CPulse"],
             swiftSettings: strict),
         // Playback: decoder thread (command mailbox, crossfade mixer), PCM pipe, one thread per output;
         // the follower handshake that makes joins gapless.

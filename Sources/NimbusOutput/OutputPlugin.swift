@@ -51,7 +51,7 @@ public struct OutputRegistry: Sendable {
     public init(_ plugins: [any OutputPlugin]) { self.plugins = plugins }
 
     public static let standard = OutputRegistry([
-        ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(), RecorderOutputPlugin(), HTTPDOutputPlugin(),
+        ALSAOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(), RecorderOutputPlugin(), HTTPDOutputPlugin(), PulseOutputPlugin(),
     ])
 
     public func plugin(forType type: String) -> (any OutputPlugin)? { plugins.first { $0.type == type } }

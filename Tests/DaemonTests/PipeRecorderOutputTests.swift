@@ -94,16 +94,16 @@ final class PipeRecorderOutputTests: XCTestCase {
         let music = TemporaryDirectory("nimbus-no-output")
         try AudioFixtures.writeRampWAV(to: music.file("ramp.wav"), frames: Self.frames)
         let daemon = try ServerProcess(
-            .nimbus, config: "audio_output {\n type \"pulse\"\n name \"desktop\"\n}\n", musicDirectory: music.path, nullOutput: false)
+            .nimbus, config: "audio_output {\n type \"jack\"\n name \"desktop\"\n}\n", musicDirectory: music.path, nullOutput: false)
         try daemon.waitForDatabase(songs: 1)
         let client = try daemon.connect()
         XCTAssertTrue(try client.request("outputs").contains("outputname: desktop"))
         for command in ["add ramp.wav", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
         XCTAssertTrue(client.waitForStatus("state: pause", timeout: 20), "paused, not playing into nothing")
         let error = try client.request("status").first { $0.hasPrefix("error: ") } ?? ""
-        XCTAssertTrue(error.contains("output plugin \"pulse\" is not supported by Nimbus"), error)
+        XCTAssertTrue(error.contains("output plugin \"jack\" is not supported by Nimbus"), error)
         // `--check` says so and fails such a config, naming the block's line.
-        let config = music.write("pulse.conf", "music_directory \"\(music.path)\"\naudio_output {\n type \"pulse\"\n name \"desktop\"\n}\n")
+        let config = music.write("jack.conf", "music_directory \"\(music.path)\"\naudio_output {\n type \"jack\"\n name \"desktop\"\n}\n")
         let check = Process()
         check.executableURL = URL(fileURLWithPath: ServerProcess.buildDirectory + "/nimbusd")
         check.arguments = ["--check", config]
@@ -113,7 +113,7 @@ final class PipeRecorderOutputTests: XCTestCase {
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         check.waitUntilExit()
         XCTAssertEqual(check.terminationStatus, 1, said)
-        XCTAssertTrue(said.contains("pulse.conf:2: output plugin \"pulse\" is not supported by Nimbus; \"desktop\" will not play"), said)
+        XCTAssertTrue(said.contains("jack.conf:2: output plugin \"jack\" is not supported by Nimbus; \"desktop\" will not play"), said)
         XCTAssertTrue(said.contains("no audio_output Nimbus can play on"), said)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import NimbusConfig
 import NimbusHarness
 import XCTest
 
@@ -8,16 +7,6 @@ import XCTest
 /// terminal, systemd socket activation and a user's `$XDG_RUNTIME_DIR/mpd/socket`.
 final class StartupTests: XCTestCase {
     private let nullOutput = "audio_output {\n    type \"null\"\n    name \"n\"\n}\n"
-
-    func testTheSearchOrderIsNimbusThenMPDs() {
-        XCTAssertEqual(
-            ConfigSearch.candidates(home: "/home/u", environment: ["XDG_CONFIG_HOME": "/x"]),
-            ["/x/nimbus/nimbusd.conf", "/etc/nimbus/nimbusd.conf", "/x/mpd/mpd.conf", "/home/u/.mpdconf", "/home/u/.mpd/mpd.conf", "/etc/mpd.conf"])
-        XCTAssertEqual(ConfigSearch.candidates(home: "/home/u", environment: ["XDG_CONFIG_HOME": "relative"]).first, "/home/u/.config/nimbus/nimbusd.conf")
-        XCTAssertEqual(ConfigSearch.runtimeSocket(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], effectiveUser: 1000), "/run/user/1000/mpd/socket")
-        XCTAssertEqual(ConfigSearch.runtimeSocket(environment: ["RUNTIME_DIRECTORY": "/run/nimbus:/x", "XDG_RUNTIME_DIR": "/run/user/1"], effectiveUser: 1), "/run/nimbus/socket")
-        XCTAssertNil(ConfigSearch.runtimeSocket(environment: ["XDG_RUNTIME_DIR": "/run/user/0"], effectiveUser: 0), "root is a system daemon")
-    }
 
     /// `--check` names the file it read: each candidate in turn, the first present one winning.
     func testWithoutAnArgumentTheFirstFileFoundIsRead() throws {
