@@ -17,7 +17,7 @@ struct ConfigReader {
     /// MPD 0.23 options Nimbus accepts without acting on them (yet); they warn once so a user
     /// knows the line has no effect, but an existing mpd.conf still starts.
     static let ignoredMPDOptions: Set<String> = [
-        "group", "host_permissions", "mixer_type", "volume_normalization",
+        "group", "host_permissions",
         "audio_buffer_size", "buffer_before_play", "http_proxy_host", "http_proxy_port", "http_proxy_user",
         "http_proxy_password", "filesystem_charset", "fs_charset", "id3v1_encoding",
         "gapless_mp3_playback", "mixramp_analyzer", "despotify_user",
@@ -76,6 +76,13 @@ struct ConfigReader {
         case "sticker_file": config.stickerFile = try absolutePath(param)
         case "cache_directory": config.cacheDirectory = try absolutePath(param)
         case "pid_file": config.pidFile = try absolutePath(param)
+        case "mixer_type":
+            let kind = param.value == "null" ? "none" : param.value
+            guard ["hardware", "software", "none"].contains(kind) else {
+                throw ConfigError("Unrecognized mixer type: \"\(param.value)\"", at: param.location)
+            }
+            config.mixerType = kind
+        case "volume_normalization": config.volumeNormalization = try bool(param)
         case "cache_size": config.cacheSize = try size(param)
         case "offline_transfers": config.offlineTransfers = try number(param, range: 1...16)
         case "cache_revalidate": config.cacheRevalidate = try number(param, range: 0...31_536_000)

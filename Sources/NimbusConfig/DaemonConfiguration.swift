@@ -75,6 +75,11 @@ public struct DaemonConfiguration: Sendable {
     public var audioOutputFormat: AudioFormatPattern?
     /// The initial `replay_gain_mode` (a state file's wins) and how gains are applied.
     public var replayGainMode = "off"
+    /// The top-level `mixer_type`: outputs without their own take it (MPD's fallback).
+    /// `hardware`, `software` or `none` (MPD's `null` is read as `none`).
+    public var mixerType: String?
+    /// `volume_normalization`: MPD's slow automatic gain on every output.
+    public var volumeNormalization = false
     public var replayGainPreamp: Float = 0
     public var replayGainMissingPreamp: Float = 0
     public var replayGainLimit = true

@@ -97,7 +97,10 @@ public final class Daemon {
             at: configuration.stateFile, interval: .seconds(configuration.stateFileInterval), logger: logger.domain("state_file"))
         partitions.defaultPartition.outputs.install(
             OutputSetup.outputs(
-                from: configuration.audioOutputs, registry: outputs, globalFormat: configuration.audioOutputFormat,
+                from: configuration.audioOutputs, registry: outputs,
+                defaults: OutputSetup.Defaults(
+                    format: configuration.audioOutputFormat, mixer: configuration.mixerType.flatMap(MixerKind.init(rawValue:)),
+                    normalize: configuration.volumeNormalization),
                 logger: logger.domain("output")))
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(

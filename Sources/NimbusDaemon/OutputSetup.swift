@@ -2,6 +2,7 @@ import NimbusConfig
 import NimbusCore
 import NimbusModel
 import NimbusOutput
+import NimbusPCM
 import NimbusSupport
 
 /// Builds the outputs from `audio_output` blocks as MPD reads them. A block Nimbus cannot
@@ -9,19 +10,32 @@ import NimbusSupport
 /// the daemon; without any block, ALSA's default device is used, named as MPD names it.
 @CoreActor
 enum OutputSetup {
-    /// `globalFormat`: `audio_output_format`, under each block's own `format`.
-    static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, globalFormat: AudioFormatPattern? = nil, logger: Logger)
+    /// The top-level settings every output takes unless its block says otherwise.
+    struct Defaults {
+        /// `audio_output_format`, under each block's own `format`.
+        var format: AudioFormatPattern?
+        /// The top-level `mixer_type` (MPD's deprecated fallback), under each block's own.
+        var mixer: MixerKind?
+        /// `volume_normalization`: MPD's normalize stage first in every output's chain.
+        var normalize = false
+    }
+
+    static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, defaults: Defaults = Defaults(), logger: Logger)
         -> [OutputRecord]
     {
+        let globalFormat = defaults.format
         guard !blocks.isEmpty else {
             let configuration = OutputConfiguration(
                 name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware, format: globalFormat)
-            return [try? record(id: 0, configuration, registry: registry, explicitMixer: false, at: nil, logger: logger).get()].compactMap { $0 }
+            return [
+                try? record(id: 0, configuration, registry: registry, explicitMixer: false, normalize: defaults.normalize, at: nil, logger: logger)
+                    .get()
+            ].compactMap { $0 }
         }
         var records: [OutputRecord] = []
         var skipped: [(OutputConfiguration, String)] = []
         for block in blocks {
-            guard var configuration = configuration(of: block, logger: logger) else { continue }
+            guard var configuration = configuration(of: block, mixer: defaults.mixer, logger: logger) else { continue }
             if let globalFormat {
                 let own = configuration.format
                 configuration.format = AudioFormatPattern(
@@ -29,8 +43,9 @@ enum OutputSetup {
                     channels: own?.channels ?? globalFormat.channels)
             }
             switch record(
-                id: records.count, configuration, registry: registry, explicitMixer: block.value("mixer_type") != nil,
-                at: block.location, logger: logger)
+                id: records.count, configuration, registry: registry,
+                explicitMixer: block.value("mixer_type") != nil || block.value("mixer_enabled") != nil || defaults.mixer != nil,
+                normalize: defaults.normalize, at: block.location, logger: logger)
             {
             case .success(let record): records.append(record)
             case .failure(let error): skipped.append((configuration, error.message))
@@ -47,7 +62,7 @@ enum OutputSetup {
         return records
     }
 
-    private static func configuration(of block: ConfigBlock, logger: Logger) -> OutputConfiguration? {
+    private static func configuration(of block: ConfigBlock, mixer fallback: MixerKind?, logger: Logger) -> OutputConfiguration? {
         guard let type = block.value("type") else {
             logger.warning("config: \(block.location): audio_output without \"type\"; ignored")
             return nil
@@ -58,7 +73,11 @@ enum OutputSetup {
         }
         var settings: [String: String] = [:]
         for param in block.params { settings[param.name] = param.value }
-        let mixer = block.value("mixer_type").flatMap { MixerKind(rawValue: $0 == "null" ? "none" : $0) } ?? .hardware
+        // MPD's order: the block's `mixer_type`, its deprecated `mixer_enabled "no"`, the
+        // top-level `mixer_type`, hardware.
+        let disabled = block.value("mixer_enabled").map { ["no", "false", "0"].contains($0) } == true
+        let mixer = block.value("mixer_type").flatMap { MixerKind(rawValue: $0 == "null" ? "none" : $0) }
+            ?? (disabled ? MixerKind.none : nil) ?? fallback ?? .hardware
         var format: AudioFormatPattern?
         if let text = block.value("format") {
             guard case let (rate, sample, channels)? = AudioFormat.parse(text) else {
@@ -72,7 +91,7 @@ enum OutputSetup {
     }
 
     private static func record(
-        id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool,
+        id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool, normalize: Bool,
         at location: ConfigLocation?, logger: Logger
     ) -> Result<OutputRecord, OutputError> {
         let prefix = location.map { "config: \($0): " } ?? "config: "
@@ -82,7 +101,11 @@ enum OutputSetup {
             return .failure(OutputError("output plugin \"\(configuration.type)\" is not supported by Nimbus"))
         }
         do {
-            let definition = try plugin.configure(configuration)
+            var definition = try plugin.configure(configuration)
+            if normalize {
+                let own = definition.filters
+                definition.filters = { [NormalizeFilter()] + own() }
+            }
             return .success(OutputRecord(id: id, configuration: configuration, definition: definition, explicitMixer: explicitMixer))
         } catch {
             logger.warning(prefix + "\(error.message); ignored")

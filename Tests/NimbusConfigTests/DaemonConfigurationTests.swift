@@ -76,12 +76,12 @@ final class DaemonConfigurationTests: XCTestCase {
     }
 
     func testUnknownKeysWarnWithFileAndLine() throws {
-        let config = try configuration("\nfrobnicate \"1\"\nvolume_normalization \"yes\"\nwhatever {\n a \"b\"\n}\n")
+        let config = try configuration("\nfrobnicate \"1\"\ngapless_mp3_playback \"yes\"\nwhatever {\n a \"b\"\n}\n")
         XCTAssertEqual(
             config.warnings,
             [
                 "mpd.conf:2: unknown setting 'frobnicate'; ignored",
-                "mpd.conf:3: 'volume_normalization' is not supported by Nimbus; ignored",
+                "mpd.conf:3: 'gapless_mp3_playback' is not supported by Nimbus; ignored",
                 "mpd.conf:4: unknown block 'whatever'; ignored",
             ])
     }
