@@ -46,6 +46,7 @@ let package = Package(
         cLibrary("CNFS", "libnfs", ["libnfs-dev"]),
         cLibrary("CSoxr", "soxr", ["libsoxr-dev"]),
         cLibrary("CCue", "libcue", ["libcue-dev"]),
+        cLibrary("CEBUR128", "libebur128", ["libebur128-dev"]),
         // libpulse's pkg-config file adds -pthread, which SwiftPM refuses with a warning.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
         // libmpcdec ships no pkg-config file.
@@ -156,6 +157,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Listeners, client sessions, the command table and its handlers.
+        // The analysis pass: every song decoded once in the background and measured (EBU R128
+        // loudness through libebur128), the measurements kept beside the database.
+        .target(
+            name: "NimbusAnalysis", dependencies: ["NimbusDecoder", "NimbusPCM", "NimbusModel", "NimbusSupport", "CEBUR128"],
+            swiftSettings: strict),
         .target(
             name: "NimbusServer",
             dependencies: [
@@ -204,6 +210,7 @@ let package = Package(
         .testTarget(name: "NimbusModelTests", dependencies: ["NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusXMLTests", dependencies: ["NimbusXML"], swiftSettings: strict),
         .testTarget(name: "NimbusSourcesTests", dependencies: ["NimbusSources", "NimbusLibrary", "NimbusCue", "NimbusModel"], swiftSettings: strict),
+        .testTarget(name: "NimbusAnalysisTests", dependencies: ["NimbusAnalysis", "NimbusHarness"], swiftSettings: strict),
         .testTarget(name: "NimbusPCMTests", dependencies: ["NimbusPCM", "NimbusModel"], swiftSettings: strict),
         .testTarget(name: "NimbusEncoderTests", dependencies: ["NimbusEncoder", "NimbusModel"], swiftSettings: strict),
         .testTarget(
