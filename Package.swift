@@ -165,7 +165,7 @@ let package = Package(
         .target(
             name: "NimbusServer",
             dependencies: [
-                "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusLibrary", "NimbusStickers",
+                "NimbusCore", "NimbusSources", "NimbusQueue", "NimbusLibrary", "NimbusStickers", "NimbusAnalysis",
                 "NimbusStorage", "NimbusOffline", "NimbusOutput", "NimbusPCM", "NimbusProtocol", "NimbusModel", "NimbusSupport", "CLinux",
             ],
             swiftSettings: strict),
@@ -176,7 +176,7 @@ let package = Package(
             dependencies: [
                 "NimbusServer", "NimbusSources", "NimbusCore", "NimbusLibrary", "NimbusDecoder", "NimbusStorage", "NimbusOffline",
                 "NimbusConfig", "NimbusOutput", "NimbusPCM", "NimbusInput", "NimbusProtocol", "NimbusStickers", "NimbusZeroconf", "NimbusWeb",
-                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic", "NimbusTranscode", "NimbusEncoder",
+                "NimbusArtwork", "NimbusPodcasts", "NimbusSubsonic", "NimbusTranscode", "NimbusEncoder", "NimbusAnalysis",
                 "NimbusModel", "NimbusSupport",
             ],
             swiftSettings: strict),

@@ -83,6 +83,12 @@ struct ConfigReader {
             }
             config.mixerType = kind
         case "volume_normalization": config.volumeNormalization = try bool(param)
+        case "loudness_analysis": config.loudnessAnalysis = try bool(param)
+        case "replaygain_source":
+            guard ["tags", "analysis"].contains(param.value) else {
+                throw ConfigError("replaygain_source: \"\(param.value)\" is neither \"tags\" nor \"analysis\"", at: param.location)
+            }
+            config.replayGainSource = param.value
         case "cache_size": config.cacheSize = try size(param)
         case "offline_transfers": config.offlineTransfers = try number(param, range: 1...16)
         case "cache_revalidate": config.cacheRevalidate = try number(param, range: 0...31_536_000)

@@ -75,6 +75,11 @@ public struct DaemonConfiguration: Sendable {
     public var audioOutputFormat: AudioFormatPattern?
     /// The initial `replay_gain_mode` (a state file's wins) and how gains are applied.
     public var replayGainMode = "off"
+    /// `replaygain_source`: `tags` (measured values fill in for songs without tags) or
+    /// `analysis` (measured values win).
+    public var replayGainSource = "tags"
+    /// `loudness_analysis`: measure every local song's loudness in the background.
+    public var loudnessAnalysis = true
     /// The top-level `mixer_type`: outputs without their own take it (MPD's fallback).
     /// `hardware`, `software` or `none` (MPD's `null` is read as `none`).
     public var mixerType: String?

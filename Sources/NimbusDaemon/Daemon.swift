@@ -1,5 +1,6 @@
 import NimbusModel
 import Foundation
+import NimbusAnalysis
 import Glibc
 import NimbusArtwork
 import NimbusConfig
@@ -34,6 +35,8 @@ public final class Daemon {
     let mounted: MountedStorage
     let mounts: Mounts
     let offline: OfflineDownloads
+    /// The loudness analysis pass; nil with `loudness_analysis "no"`.
+    let analysis: AnalysisPass?
     let accountManager: CloudAccountManager
     let podcasts: PodcastManager
     /// Every pool of blocking work, declared in one place (`Executors`) and handed out below.
@@ -135,6 +138,8 @@ public final class Daemon {
             relay.daemon?.shutdown(reason: "kill command")
         }
         services.offline = offline
+        analysis = AnalysisSetup.pass(configuration, songs: songs, idle: idle, logger: logger.domain("analysis"))
+        services.analysis = analysis
         services.commandWork = executors.commands
         services.accounts = accountManager
         let http = HTTPFiles(accounts: cloud)
@@ -198,6 +203,7 @@ public final class Daemon {
         } else {
             restoreState()
             server.context.syncPins()
+            AnalysisSetup.libraryChanged(analysis, database: library.database, songs: server.context.songs)
         }
         if configuration.autoUpdate {
             watcher = LibraryWatcher(
@@ -227,6 +233,7 @@ public final class Daemon {
         subsonicWeb?.stop()
         server.stop()
         offline.stop()
+        analysis?.stop()
         credentialWatch?.stop()
         partitions.shutdown()
         server.context.stickers?.checkpoint()
@@ -246,6 +253,7 @@ public final class Daemon {
     /// A new database is in place: refresh the watcher, persist listings, restore (the pins
     /// follow the database through the `database` idle event).
     private func installed() {
+        AnalysisSetup.libraryChanged(analysis, database: library.database, songs: server.context.songs)
         watcher?.refresh()
         mounted.flush()
         if pendingRestore {

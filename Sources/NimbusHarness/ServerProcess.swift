@@ -76,6 +76,7 @@ public final class ServerProcess {
             zeroconf_enabled "no"
             \(kind == .nimbus && !body.contains("web {") ? "web {\n    enabled \"no\"\n}" : "")
             \(kind == .nimbus && !body.contains("resume_min_length") ? "resume_min_length \"0\"" : "")
+            \(kind == .nimbus && !body.contains("loudness_analysis") ? "loudness_analysis \"no\"" : "")
             \(nullOutput ? "audio_output {\n    type \"null\"\n    name \"null\"\n}" : "")
             \(body)
 

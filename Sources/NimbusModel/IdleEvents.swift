@@ -30,7 +30,10 @@ public struct IdleEvents: OptionSet, Sendable, Hashable {
     /// Nimbus's own, an equalizer preset or an output's sound chain changed: only for clients
     /// that name it (every client already gets `output`, which is what MPD clients redraw on).
     public static let eq = IdleEvents(rawValue: 1 << 16)
-    static let optInNames = ["offline", "account", "eq"]
+    /// Nimbus's own, the analysis pass measured a song or ran out of work: only for clients
+    /// that name it (the progress bar of `nimbus analysis` and the web page's Settings).
+    public static let analysis = IdleEvents(rawValue: 1 << 17)
+    static let optInNames = ["offline", "account", "eq", "analysis"]
 
     /// Subsystem names in the order MPD prints `changed:` lines.
     public static let names = [

@@ -1,3 +1,4 @@
+import NimbusAnalysis
 import NimbusCore
 import NimbusLibrary
 import NimbusModel
@@ -24,6 +25,8 @@ public struct ServerServices {
     public var podcasts: (any PodcastControl)?
     /// Equalizer presets and each output's sound chain; nil without a state directory.
     public var sound: SoundLibrary?
+    /// The loudness analysis pass; nil when `loudness_analysis "no"`.
+    public var analysis: AnalysisPass?
     /// `kill`: the daemon shuts down cleanly.
     public var shutdown: @CoreActor () -> Void
     /// The blocking half of commands (`albumart`, `readpicture` of a cloud song) runs here.
@@ -68,6 +71,7 @@ public final class ServerContext {
     public let offline: OfflineDownloads?
     public let podcasts: (any PodcastControl)?
     public let sound: SoundLibrary?
+    public let analysis: AnalysisPass?
     /// The phone API's users and keys; nil while the API is off (its commands are then hidden).
     public var apiUsers: (any APIUserControl)?
     /// Keeps the pins' song lists current as the database and the playlists change.
@@ -97,6 +101,7 @@ public final class ServerContext {
         offline = services.offline
         podcasts = services.podcasts
         sound = services.sound
+        analysis = services.analysis
         shutdown = services.shutdown
         commandWork = services.commandWork
         if let offline = services.offline {

@@ -18,6 +18,10 @@ public final class SongSources: SongOpening {
     public let registry: DecoderRegistry
     private let http: HTTPFiles?
     var httpFiles: HTTPFiles? { http }
+    /// The ReplayGain values a song plays with, given its tags: the analysis pass's
+    /// measurement fills in for songs without tags (or replaces them, as configured). Set once
+    /// by the daemon before anything plays.
+    nonisolated(unsafe) public var measuredReplayGain: (@Sendable (Song, ReplayGainInfo) -> ReplayGainInfo)?
 
     public init(storage: any Storage, registry: DecoderRegistry, http: HTTPFiles?) {
         self.storage = storage
@@ -49,7 +53,8 @@ public final class SongSources: SongOpening {
         }
         var decoder = try registry.openDecoder(for: name, stream: stream)
         if stream.size == nil, !stream.isSeekable { decoder = RadioDecoder(decoder, stream: stream) }
-        let scale = replayGain.isOff ? 1 : replayGain.scale(for: scanned?.replayGain ?? ReplayGainInfo())
+        let tagged = scanned?.replayGain ?? ReplayGainInfo()
+        let scale = replayGain.isOff ? 1 : replayGain.scale(for: measuredReplayGain?(song, tagged) ?? tagged)
         var ramp = mixRamp ? scanned?.mixRamp : nil
         ramp?.gainDB = 20 * Float(log10(Double(scale)))
         guard scale != 1 || ramp.map({ !$0.isEmpty }) == true else { return decoder }

@@ -161,6 +161,17 @@ final class CommandTableTests: XCTestCase {
         "unsubscribe": { _, c in
             XCTAssertEqual(try c.request("unsubscribe x"), ["ACK [50@0] {unsubscribe} not subscribed to this channel"])
         },
+        "analysisstatus": { _, c in
+            let status = try c.request("analysisstatus")
+            XCTAssertEqual(status.map { $0.split(separator: ":").first.map(String.init) ?? "" }, ["state", "songs", "measured", "pending", "failed", "rate", "OK"])
+        },
+        "analyze": { _, c in
+            XCTAssertEqual(try c.request("analyze nowhere"), ["ACK [50@0] {analyze} No such song or directory"])
+            XCTAssertEqual(try c.request("analyze").last, "OK")
+        },
+        "loudness": { _, c in
+            XCTAssertEqual(try c.request("loudness nowhere.flac"), ["ACK [50@0] {loudness} No such song"])
+        },
         "urlhandlers": { _, c in XCTAssertEqual(try c.request("urlhandlers"), ["handler: http://", "handler: https://", "OK"]) },
     ]
 
@@ -181,13 +192,13 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(Set(Self.checks.keys), Set(names))
         let music = try Fixtures.library()
         for name in names {
-            let server = try TestServer(musicDirectory: music)
+            let server = try TestServer(musicDirectory: music) { $0.loudnessAnalysis = ["analysisstatus", "analyze", "loudness"].contains(name) }
             try Self.checks[name]?(server, try server.connect())
         }
     }
 
     func testCommandsListsExactlyTheTable() throws {
-        let server = try TestServer(musicDirectory: try Fixtures.library())
+        let server = try TestServer(musicDirectory: try Fixtures.library()) { $0.loudnessAnalysis = true }
         let listed = try server.connect().request("commands").dropLast().map { String($0.dropFirst("command: ".count)) }
         // listneighbors is hidden without multicast (zeroconf_enabled "no"), as in MPD without a neighbor plugin.
         XCTAssertEqual(listed, CommandTable.standard.commands.map(\.name).filter { $0 != "listneighbors" })

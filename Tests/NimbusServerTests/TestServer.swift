@@ -43,6 +43,9 @@ final class TestServer: @unchecked Sendable {
         configuration.web.enabled = false
         // Resume positions change where `play` starts: tests of them turn them on.
         configuration.resumeMinimumLength = 0
+        // The analysis pass would decode the fixture library beside every test: tests of it
+        // turn it on.
+        configuration.loudnessAnalysis = false
         configure(&configuration)
         let frozen = configuration, flag = shutDown
         self.directory = directory

@@ -140,5 +140,5 @@ public struct CommandTable: Sendable {
         ConnectionCommands.all + ReflectionCommands.all + StatusCommands.all + MessageCommands.all
             + DatabaseCommands.all + ArtworkCommands.all + FingerprintCommands.all + QueueCommands.all + QueueInfoCommands.all
             + PlayerCommands.all + OptionCommands.all + SleepCommands.all + PodcastCommands.all + OutputCommands.all + SoundCommands.all + StoredPlaylistCommands.all
-            + SearchAddCommands.all + StickerCommands.all + PartitionCommands.all + MountCommands.all + AccountCommands.all + APIUserCommands.all + OfflineCommands.all)
+            + SearchAddCommands.all + StickerCommands.all + PartitionCommands.all + MountCommands.all + AccountCommands.all + APIUserCommands.all + OfflineCommands.all + AnalysisCommands.all)
 }
