@@ -1,4 +1,5 @@
 import Foundation
+import NimbusAnalysis
 import NimbusArtwork
 import NimbusConfig
 import NimbusCore
@@ -54,6 +55,16 @@ enum SubsonicSetup {
         backend.comments = { uri in try songs.metadata(of: uri, picture: false).comments }
         backend.decoder = { uri in try songs.openDecoder(for: Song(uri: uri), replayGain: ReplayGainSettings(), mixRamp: false) }
         backend.transcodes = TranscodeStore(cache: cache)
+        if let store = context.analysis?.store {
+            backend.replayGain = { uri, modified in
+                guard let measured = store.loudness(of: uri, modified: modified) else { return nil }
+                // Rounded as tags are written, so a phone shows "−3.80 dB", not a float's tail.
+                func rounded(_ value: Double, _ places: Double) -> Double { (value * places).rounded() / places }
+                return SubsonicReplayGain(
+                    trackGain: rounded(measured.track.gain, 100), trackPeak: rounded(measured.track.peak, 1e6),
+                    albumGain: measured.album.map { rounded($0.gain, 100) }, albumPeak: measured.album.map { rounded($0.peak, 1e6) })
+            }
+        }
         let jukeboxName = configuration.subsonic.jukeboxPartition
         backend.jukebox = { @CoreActor in
             if let partition = partitions.named(jukeboxName) { return partition }

@@ -48,6 +48,9 @@ public struct SubsonicBackend: Sendable {
     public var radioPlaylist = "radio"
     /// The box's podcast subscriptions (nil: none on this box).
     public var podcasts: SubsonicPodcasts?
+    /// The box's own loudness measurement of a song (URI, file modification time), sent as
+    /// OpenSubsonic's `replayGain` so phones level playback with it. Any thread.
+    public var replayGain: (@Sendable (_ uri: String, _ modified: Int64) -> SubsonicReplayGain?)?
     /// The partition `jukeboxControl` drives (nil: no jukebox). Core loop.
     public var jukebox: (@Sendable @CoreActor () -> Partition?)?
 
@@ -64,5 +67,20 @@ public struct SubsonicBackend: Sendable {
         self.startScan = startScan
         self.scanning = scanning
         self.playing = playing
+    }
+}
+
+/// OpenSubsonic's `replayGain` of a song, in dB and linear peaks as ReplayGain tags hold them.
+public struct SubsonicReplayGain: Sendable, Equatable {
+    public var trackGain: Double
+    public var trackPeak: Double
+    public var albumGain: Double?
+    public var albumPeak: Double?
+
+    public init(trackGain: Double, trackPeak: Double, albumGain: Double? = nil, albumPeak: Double? = nil) {
+        self.trackGain = trackGain
+        self.trackPeak = trackPeak
+        self.albumGain = albumGain
+        self.albumPeak = albumPeak
     }
 }

@@ -130,7 +130,7 @@ public final class SubsonicService: Sendable {
         building.lock()
         defer { building.unlock() }
         if let known = index.withLock({ $0 }), known.database === database { return known.library }
-        let built = SubsonicLibrary(database, location: backend.location)
+        let built = SubsonicLibrary(database, location: backend.location, replayGain: backend.replayGain)
         index.withLock { $0 = (database, built) }
         return built
     }

@@ -95,4 +95,26 @@ final class LoudnessAnalysisTests: XCTestCase {
         let loudness = Double(line.split(separator: "\t")[1].split(separator: " ").first ?? "") ?? .nan
         XCTAssertEqual(loudness, -18, accuracy: 0.5, "played at \(loudness) LUFS")
     }
+
+    /// Phones get the box's figures as OpenSubsonic's `replayGain` of each song.
+    func testPhonesGetTheMeasuredReplayGain() throws {
+        let music = try makeLibrary()
+        let web = freePort()
+        let user = "subsonic_user {\n    name \"anna\"\n    password \"sesame\"\n    permissions \"read\"\n}\n"
+        let daemon = try ServerProcess(
+            .nimbus, config: "loudness_analysis \"yes\"\nweb {\n    port \"\(web)\"\n}\n" + user, musicDirectory: music.path)
+        try daemon.waitForDatabase(songs: 2)
+        let client = try daemon.connect()
+        XCTAssertTrue(waitForMeasured(client, 2))
+        let measured = values(try client.request("loudness album/1.flac"))
+        let body = try runTool("curl", ["-s", "http://127.0.0.1:\(web)/rest/search3?u=anna&p=sesame&v=1.16.1&c=test&f=json&query=&songCount=10"])
+        let response = (try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["subsonic-response"] as? [String: Any]
+        let songs = ((response?["searchResult3"] as? [String: Any])?["song"] as? [[String: Any]]) ?? []
+        let song = try XCTUnwrap(songs.first { ($0["path"] as? String) == "album/1.flac" }, body)
+        let gain = try XCTUnwrap(song["replayGain"] as? [String: Any], "\(song)")
+        XCTAssertEqual(gain["trackGain"] as? Double ?? .nan, Double(measured["track_gain"] ?? "") ?? 0, accuracy: 0.01)
+        XCTAssertEqual(gain["albumGain"] as? Double ?? .nan, Double(measured["album_gain"] ?? "") ?? 0, accuracy: 0.01)
+        XCTAssertEqual(gain["trackPeak"] as? Double ?? .nan, Double(measured["track_peak"] ?? "") ?? 0, accuracy: 0.000001)
+        XCTAssertEqual(gain["baseGain"] as? Double, 0)
+    }
 }

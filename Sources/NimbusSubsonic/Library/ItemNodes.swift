@@ -124,6 +124,17 @@ enum ItemNodes {
         node.set("type", "music")
         node.set("mediaType", "song")
         node.set("isVideo", false)
+        if let gain = library.replayGain?(entry.uri, song.modified) {
+            var replayGain = SubsonicNode("replayGain")
+            replayGain.set("trackGain", gain.trackGain)
+            replayGain.set("trackPeak", gain.trackPeak)
+            if let albumGain = gain.albumGain { replayGain.set("albumGain", albumGain) }
+            if let albumPeak = gain.albumPeak { replayGain.set("albumPeak", albumPeak) }
+            // The gain a decoder applies before ReplayGain: Opus's header gain, which the box
+            // does not read; none for other formats.
+            if suffix != "opus" { replayGain.set("baseGain", 0.0) }
+            node.add(replayGain)
+        }
         return node
     }
 

@@ -56,13 +56,18 @@ public final class SubsonicLibrary: Sendable {
     let artistIndex: [UInt64: Int]
     /// The database's last update (seconds), for `getIndexes`' `lastModified`.
     public let updated: Int64
+    /// The box's loudness measurements (`SubsonicBackend.replayGain`), read as songs are sent.
+    let replayGain: (@Sendable (String, Int64) -> SubsonicReplayGain?)?
 
     /// The folder tree, for `getIndexes` and `getMusicDirectory`.
     public let root: LibraryDirectory
     private let directoryPaths = Mutex<[String: String]?>(nil)
 
     /// `location`: where a URI is (`SongLocation`); a mounted song's music folder is its mount's.
-    public init(_ database: Database, location: (String) -> SongLocation) {
+    public init(
+        _ database: Database, location: (String) -> SongLocation, replayGain: (@Sendable (String, Int64) -> SubsonicReplayGain?)? = nil
+    ) {
+        self.replayGain = replayGain
         updated = database.updated
         root = database.root
         var songs: [SongEntry] = []
