@@ -33,6 +33,10 @@ public enum CLI {
                               unsubscribe, list the shows, read the feeds again
           podcasts import FILE.opml | export
                               subscriptions in and out as OPML, as podcast apps keep them
+          analysis [status]   the loudness analysis: a progress bar and counts
+          analysis now [URI]  measure a song, folder or cloud folder now (--wait: until done)
+          analysis wait       draw the progress until nothing is left to measure
+          loudness URI        a song's measured loudness, gains and peaks
           sleep TIME|end|off  fade out and pause after TIME (30m, 1h, 90s; plain numbers are
                               minutes), at the end of this song, or cancel the timer
         FILE defaults to /etc/nimbus/nimbusd.conf; HOST and PORT to MPD_HOST and MPD_PORT, as
@@ -62,6 +66,10 @@ public enum CLI {
             exit(Offline(options: options).run())
         case "sleep":
             exit(Sleep(options: options).run())
+        case "analysis":
+            exit(Analysis(options: options).run())
+        case "loudness":
+            exit(Analysis.loudness(options))
         case "podcasts":
             exit(Podcasts(options: options).run())
         case let word?:

@@ -48,6 +48,11 @@ final class LoudnessAnalysisTests: XCTestCase {
             XCTAssertEqual(Double(answer["integrated"] ?? "") ?? .nan, number(reference[index][1]), accuracy: 0.1, "\(name)")
         }
         XCTAssertEqual(try client.request("loudness album/none.flac"), ["ACK [50@0] {loudness} No such song"])
+        // The companion CLI shows the same.
+        let nimbus = ServerProcess.buildDirectory + "/nimbus", place = ["--host", "127.0.0.1", "--port", "\(daemon.port)"]
+        let progress = try runTool(nimbus, ["analysis"] + place)
+        XCTAssertTrue(progress.contains("[####################] 100%  idle: 2 of 2 songs measured"), progress)
+        XCTAssertTrue(try runTool(nimbus, ["loudness", "album/1.flac"] + place).contains("track_gain: "))
 
         // Kept across a restart: nothing is measured again.
         _ = daemon.stop()
