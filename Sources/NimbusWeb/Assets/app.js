@@ -13,7 +13,7 @@ for (const element of document.querySelectorAll('[data-text]')) element.textCont
 for (const element of document.querySelectorAll('[data-label]')) element.setAttribute('aria-label', t(element.dataset.label));
 for (const element of document.querySelectorAll('[data-placeholder]')) element.placeholder = t(element.dataset.placeholder);
 
-const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account sticker eq';
+const subsystems = 'database update stored_playlist playlist player mixer output options mount partition offline account sticker eq analysis';
 const mpd = new MPD(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, subsystems);
 
 /// Runs a command; an ACK (or a lost connection) is shown, as a sentence, and gives null
@@ -113,6 +113,7 @@ async function follow(changed) {
   if (any('offline')) await offline.refresh();
   if (any('stored_playlist')) library.setPlaylists(await playlists.refresh());
   if (any('options', 'update', 'database')) await settings.refresh(now.status);
+  else if (any('analysis')) await settings.refreshAnalysis();
   if (any('database')) await podcasts.refresh();
   if (any('eq', 'output')) await equalizer.refresh();
 }

@@ -84,6 +84,17 @@ export class NowPlaying {
     document.title = song.Title ? `${song.Title} — Nimbus` : 'Nimbus';
     this.song = song;
     this.showMediaSession();
+    await this.showLoudness(song.file);
+  }
+
+  /// The box's measurement of the song, when it has one: its integrated loudness and the gain
+  /// ReplayGain gives it (a song not measured yet, or a box that does not measure, shows none).
+  async showLoudness(file) {
+    const measured = file ? await this.mpd.record(`loudness ${quote(file)}`).catch(() => null) : null;
+    $('now-loudness').hidden = !measured;
+    if (!measured) return;
+    const gain = Number(measured.track_gain);
+    $('now-loudness').textContent = `${t('loudness')} ${measured.integrated} LUFS · ${t('gain')} ${gain > 0 ? '+' : ''}${gain.toFixed(1)} dB`;
   }
 
   /// While this browser plays an httpd stream (*Listen here*), the phone's lock screen and

@@ -1,5 +1,6 @@
 // Settings: ReplayGain, crossfade and MixRamp, the library update with its progress, the
-// daemon's statistics and protocol version, and the phones' users (phones.js).
+// loudness analysis with its progress, the daemon's statistics and protocol version, and the
+// phones' users (phones.js).
 import { $, h, clock } from './ui.js';
 import { t } from './strings.js';
 import { Phones } from './phones.js';
@@ -12,6 +13,7 @@ export class Settings {
     $('crossfade').addEventListener('change', (event) => run(`crossfade ${Math.max(0, Math.round(Number(event.target.value) || 0))}`));
     $('mixrampdb').addEventListener('change', (event) => run(`mixrampdb ${Number(event.target.value) || 0}`));
     $('update').addEventListener('click', () => run('update'));
+    $('analyze').addEventListener('click', () => run('analyze'));
     this.phones = new Phones(mpd, run);
   }
 
@@ -30,6 +32,20 @@ export class Settings {
         ['dbUpdated', updated ? new Date(updated * 1000).toLocaleString() : '—'], ['uptime', clock(stats.uptime)],
         ['version', this.version ? `Nimbus ${this.version}` : ''], ['protocol', this.mpd.version]]
         .map(([key, value]) => h('div', {}, h('dt', { text: t(key) }), h('dd', { text: value ?? '' }))));
+    await this.refreshAnalysis();
     await this.phones.refresh();
+  }
+
+  /// The analysis line: hidden when the box does not measure (`loudness_analysis "no"`).
+  async refreshAnalysis() {
+    const status = await this.mpd.record('analysisstatus').catch(() => null);
+    $('analysis-line').hidden = !status;
+    if (!status) return;
+    const songs = Number(status.songs || 0), measured = Number(status.measured || 0), pending = Number(status.pending || 0);
+    $('analysis-progress').value = songs > 0 ? Math.min(1, measured / songs) : 1;
+    $('analysis-state').textContent = [t('analysisProgress', { measured, songs }),
+      pending > 0 ? t('analysisWaiting', { pending }) : '', status.state === 'paused' ? t('analysisPaused') : '']
+      .filter(Boolean).join(', ');
+    $('analyze').disabled = status.state === 'running';
   }
 }

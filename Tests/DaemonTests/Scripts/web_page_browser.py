@@ -319,6 +319,10 @@ def basic_scenario():
     result["statsSongs"] = wait(lambda: driver.execute_script(
         "const d = [...document.querySelectorAll('#stats div')].find((row) => row.textContent.startsWith('Songs'));"
         "return d ? d.querySelector('dd').textContent : null;"))
+    # The loudness analysis: its line shows the pass's progress (the daemon measures).
+    result["analysisShown"] = wait(lambda: (lambda text: text if "songs measured" in text else None)(
+        driver.execute_script("const e = document.getElementById('analysis-state'); "
+                              "return e && !document.getElementById('analysis-line').hidden ? e.textContent : '';")))
     box = element(By.ID, "crossfade")
     box.clear()
     box.send_keys("3\t")
