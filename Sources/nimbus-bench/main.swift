@@ -62,6 +62,9 @@ do {
     if wanted("transcode") {
         notes += try TranscodeBenchmarks(quick: quick).run(into: &report)
     }
+    if wanted("analysis") {
+        notes += try AnalysisBenchmarks(quick: quick).run(into: &report)
+    }
     if wanted("sound") {
         notes += try SoundBenchmarks(quick: quick).run(into: &report)
     }
