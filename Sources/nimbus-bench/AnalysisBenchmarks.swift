@@ -30,6 +30,7 @@ struct AnalysisBenchmarks {
             files += [flac, mp3]
         }
         try? FileManager.default.removeItem(atPath: wav)
+        try? FileManager.default.removeItem(atPath: music.file("gained.wav"))
         let totalAudio = Double(seconds * files.count)
         let cpu = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 1 : 0
 
@@ -58,10 +59,11 @@ struct AnalysisBenchmarks {
         let pid = nimbus.process.processIdentifier
         let started = processCPUSeconds(pid)
         let client = try nimbus.connect()
-        _ = waitUntil(timeout: 600) {
+        let done = waitUntil(timeout: 600) {
             let status = (try? client.request("analysisstatus")) ?? []
             return status.contains("state: idle") && status.contains("measured: \(files.count)")
         }
+        guard done else { throw ToolFailure(description: "the analysis did not finish: \(try client.request("analysisstatus"))") }
         let nimbusCPU = processCPUSeconds(pid) - started
         report.add(Figure(name: "CPU per song (loudgain on the same files)", unit: "s", nimbus: nimbusCPU / Double(files.count),
                           mpd: loudgainCPU / Double(files.count), better: .lower))
