@@ -41,6 +41,7 @@ public final class SongSources: SongOpening {
     /// (the head is cached by then for a cloud song) before the decoder starts at the beginning.
     /// `mixRamp`: also read the song's MixRamp profile (crossfade with MixRamp on needs it).
     public func openDecoder(for song: Song, replayGain: ReplayGainSettings, mixRamp: Bool) throws -> any AudioDecoder {
+        if http != nil, FFmpegPlugin.isHLS(song.playedURI) { return try FFmpegPlugin.openHLS(song.playedURI) }
         let (stream, name) = try openStream(song.playedURI)
         // Before anything cached is decoded: a file replaced on the server must not play a
         // piece of its old version.
@@ -105,7 +106,7 @@ public final class SongSources: SongOpening {
     /// A song for a URL a client queues (`add http://…`); nil for a scheme Nimbus cannot play.
     public func remoteSong(_ uri: String) -> Song? {
         guard http != nil, let colon = uri.range(of: "://"),
-            Self.remoteSchemes.contains(uri[..<colon.lowerBound].lowercased())
+            Self.remoteSchemes.contains(uri[..<colon.lowerBound].lowercased()) || FFmpegPlugin.isHLS(uri)
         else { return nil }
         return Song(uri: uri)
     }

@@ -26,8 +26,12 @@ final class FFmpegDecoder: AudioDecoder {
     private var timeBase = AVRational(num: 1, den: 1)
     private var startTime: Int64 = 0
 
-    init(_ stream: any InputStream) throws(DecoderError) {
-        input = try FFmpegInput(stream, name: stream.uri)
+    convenience init(_ stream: any InputStream) throws(DecoderError) {
+        try self.init(input: try FFmpegInput(stream, name: stream.uri))
+    }
+
+    init(input: FFmpegInput) throws(DecoderError) {
+        self.input = input
         let audio = input.audioStream
         guard let decoder = avcodec_find_decoder(audio.pointee.codecpar.pointee.codec_id) else {
             throw DecoderError("FFmpeg has no decoder for this stream")
@@ -116,7 +120,7 @@ final class FFmpegDecoder: AudioDecoder {
             }
             let read = av_read_frame(input.format, packet)
             if read < 0 {
-                if let failure = input.context.failure { throw DecoderError(failure.message) }
+                if let failure = input.context?.failure { throw DecoderError(failure.message) }
                 draining = true
                 _ = avcodec_send_packet(codec, nil)
                 continue

@@ -8,7 +8,8 @@ import NimbusInput
 final class FFmpegInput {
     private(set) var format: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
-    let context: StreamContext
+    /// The InputStream FFmpeg reads through; nil when FFmpeg reads a URL itself (HLS).
+    let context: StreamContext?
     /// The first audio stream, as MPD's plugin picks it (set last: every property has a value
     /// before anything can throw, so `deinit` runs and frees on every failure).
     private(set) var audioIndex: Int32 = -1
@@ -20,7 +21,8 @@ final class FFmpegInput {
     static let scanBufferSize: Int32 = 4 << 10
 
     init(_ stream: any InputStream, name: String?, bufferSize: Int32 = FFmpegInput.bufferSize) throws(DecoderError) {
-        context = StreamContext(stream)
+        let context = StreamContext(stream)
+        self.context = context
         try? stream.seek(to: 0)
         guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
             throw DecoderError("out of memory")
@@ -49,10 +51,39 @@ final class FFmpegInput {
         format = allocated
         // On failure avformat_open_input frees the context and clears the pointer.
         let opened = avformat_open_input(&format, name, nil, nil)
-        guard opened == 0, let format else {
+        guard opened == 0 else {
             if let failure = context.failure ?? context.firstFailure { throw DecoderError(failure.message) }
             throw DecoderError("FFmpeg does not recognise the stream (\(Self.describe(opened)))")
         }
+        try findAudio()
+    }
+
+    /// FFmpeg fetching `url` itself, with its own HTTP client: HLS (`.m3u8` and MPD's
+    /// `hls+http://`), whose segments and playlist reloads only libavformat's demuxer knows to
+    /// follow. A read that waits more than 15 s fails, so a dead station cannot hold the
+    /// decoder thread.
+    init(url: String) throws(DecoderError) {
+        context = nil
+        var options: OpaquePointer?
+        av_dict_set(&options, "rw_timeout", "15000000", 0)
+        av_dict_set(&options, "reconnect", "1", 0)
+        av_dict_set(&options, "user_agent", "Music Player Daemon (Nimbus)", 0)
+        defer { av_dict_free(&options) }
+        let opened = avformat_open_input(&format, url, nil, &options)
+        guard opened == 0 else { throw DecoderError("FFmpeg cannot open \(Self.withoutCredentials(url)) (\(Self.describe(opened)))") }
+        try findAudio()
+    }
+
+    /// A URL as it may be shown: without a user or password in it.
+    static func withoutCredentials(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
+            !url[scheme.upperBound..<at].contains("/")
+        else { return url }
+        return String(url[..<scheme.upperBound]) + String(url[url.index(after: at)...])
+    }
+
+    private func findAudio() throws(DecoderError) {
+        guard let format else { throw DecoderError("FFmpeg does not recognise the stream") }
         guard avformat_find_stream_info(format, nil) >= 0 else { throw DecoderError("FFmpeg found no stream information") }
         var index: Int32 = -1
         for number in 0..<Int32(format.pointee.nb_streams) where format.pointee.streams[Int(number)]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {

@@ -96,6 +96,20 @@ public struct FFmpegPlugin: DecoderPlugin {
     }
 
     public func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder { try FFmpegDecoder(stream) }
+
+    /// HLS radio, as MPD plays it through FFmpeg: `http(s)://…/x.m3u8` and `hls+http(s)://…`
+    /// (the prefix removed), read by libavformat's own HTTP client.
+    public static func isHLS(_ uri: String) -> Bool {
+        let lowered = uri.lowercased()
+        if lowered.hasPrefix("hls+http://") || lowered.hasPrefix("hls+https://") { return true }
+        let path = lowered.prefix { $0 != "?" && $0 != "#" }
+        return (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) && path.hasSuffix(".m3u8")
+    }
+
+    public static func openHLS(_ uri: String) throws(DecoderError) -> any AudioDecoder {
+        let url = uri.lowercased().hasPrefix("hls+") ? String(uri.dropFirst(4)) : uri
+        return try FFmpegDecoder(input: try FFmpegInput(url: url))
+    }
 }
 
 /// MPD's way of reading an AVDictionary into tags (FfmpegMetaData.cxx).

@@ -1,0 +1,35 @@
+import Foundation
+import NimbusHarness
+import XCTest
+
+/// HLS radio (`http://…/stream.m3u8` and MPD's `hls+http://`), which public broadcasters
+/// increasingly offer alone: played through FFmpeg's HLS demuxer as MPD plays it — the
+/// playlist and its segments fetched from the test's HTTP server, the audio reaching a pipe
+/// output whole.
+final class HLSRadioTests: XCTestCase {
+    func testAnHLSStreamPlaysToTheEnd() throws {
+        let server = try HTTPFileServer()
+        let hls = server.root + "/live"
+        try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
+        _ = try runTool("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-ac", "2", "-c:a", "aac", "-b:a", "96k",
+            "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename", hls + "/part%02d.ts", hls + "/stream.m3u8",
+        ])
+        let music = TemporaryDirectory("nimbus-hls")
+        for (index, uri) in [server.url + "/live/stream.m3u8", "hls+" + server.url + "/live/stream.m3u8"].enumerated() {
+            let raw = music.file("played\(index).raw")
+            let config = "audio_output {\n type \"pipe\"\n name \"p\"\n command \"cat > '\(raw)'\"\n format \"44100:16:2\"\n mixer_type \"none\"\n}\n"
+            let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
+            let client = try daemon.connect()
+            XCTAssertEqual(try client.request("add \"\(uri)\""), ["OK"], uri)
+            XCTAssertEqual(try client.request("play"), ["OK"])
+            XCTAssertTrue(client.waitForStatus("state: stop", timeout: 60), daemon.log)
+            let status = try client.request("status")
+            XCTAssertFalse(status.contains { $0.hasPrefix("error:") }, "\(uri): \(status) \(daemon.log)")
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) ?? 0
+            // Six seconds of 16-bit stereo, give or take AAC's priming and padding.
+            XCTAssertEqual(Double(bytes) / Double(44100 * 4), 6, accuracy: 0.2, "\(uri): \(bytes) bytes")
+        }
+        withExtendedLifetime(server) {}
+    }
+}
