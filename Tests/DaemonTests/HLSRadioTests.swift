@@ -32,4 +32,23 @@ final class HLSRadioTests: XCTestCase {
         }
         withExtendedLifetime(server) {}
     }
+
+    /// RTSP and RTMP go to FFmpeg as in MPD: a station that does not answer is a clear error in
+    /// `status`, not `No decoder`.
+    func testRTSPAndRTMPAreFFmpegsToOpen() throws {
+        let music = TemporaryDirectory("nimbus-rtsp")
+        let daemon = try ServerProcess(.nimbus, musicDirectory: music.path)
+        let client = try daemon.connect()
+        for uri in ["rtsp://127.0.0.1:\(freePort())/live", "rtmp://127.0.0.1:\(freePort())/live/radio"] {
+            XCTAssertEqual(try client.request("clear"), ["OK"])
+            XCTAssertEqual(try client.request("add \"\(uri)\""), ["OK"], uri)
+            XCTAssertEqual(try client.request("play"), ["OK"])
+            var status: [String] = []
+            XCTAssertTrue(waitUntil(timeout: 30) {
+                status = (try? client.request("status")) ?? []
+                return status.contains { $0.hasPrefix("error: ") }
+            }, "\(uri): \(status)")
+            XCTAssertTrue(status.contains { $0.hasPrefix("error: ") && $0.contains("FFmpeg cannot open \(uri)") }, "\(status)")
+        }
+    }
 }

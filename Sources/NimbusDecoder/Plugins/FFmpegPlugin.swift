@@ -97,11 +97,16 @@ public struct FFmpegPlugin: DecoderPlugin {
 
     public func openDecoder(_ stream: any InputStream) throws(DecoderError) -> any AudioDecoder { try FFmpegDecoder(stream) }
 
+    /// Streaming protocols MPD's ffmpeg input plugin takes, which only libavformat speaks.
+    public static let streamingSchemes = ["rtsp", "rtmp", "rtmps", "rtmpt", "rtp"]
+
     /// HLS radio, as MPD plays it through FFmpeg: `http(s)://…/x.m3u8` and `hls+http(s)://…`
-    /// (the prefix removed), read by libavformat's own HTTP client.
+    /// (the prefix removed), read by libavformat's own HTTP client; and RTSP, RTMP and RTP
+    /// streams, which MPD also hands to FFmpeg.
     public static func isHLS(_ uri: String) -> Bool {
         let lowered = uri.lowercased()
         if lowered.hasPrefix("hls+http://") || lowered.hasPrefix("hls+https://") { return true }
+        if let colon = lowered.range(of: "://"), streamingSchemes.contains(String(lowered[..<colon.lowerBound])) { return true }
         let path = lowered.prefix { $0 != "?" && $0 != "#" }
         return (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) && path.hasSuffix(".m3u8")
     }
