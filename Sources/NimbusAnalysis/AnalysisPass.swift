@@ -38,7 +38,9 @@ public final class AnalysisPass: Sendable {
     private struct Queue {
         var albums: [[Job]] = []
         var paused = false
+        /// Held while the box is busy (playing, updating), when the user asked for that.
         var busy = false
+        var working = false
         var failed = 0
         var measuredThisRun = 0
         var secondsThisRun = 0.0
@@ -93,6 +95,13 @@ public final class AnalysisPass: Sendable {
 
     public func pause() { queue.withLock { $0.paused = true } }
 
+    /// `loudness_analysis "idle"`: the pass waits while the box plays or updates, and goes on
+    /// after the album it is measuring when the box is busy again.
+    public func setBusy(_ busy: Bool) {
+        queue.withLock { $0.busy = busy }
+        if !busy { wake.broadcast() }
+    }
+
     public func resume() {
         queue.withLock { $0.paused = false }
         wake.broadcast()
@@ -102,7 +111,7 @@ public final class AnalysisPass: Sendable {
         let counted = store.count
         return queue.withLock { queue in
             let pending = queue.albums.reduce(0) { $0 + $1.count }
-            let state: State = queue.paused ? .paused : (queue.busy || pending > 0 ? .running : .idle)
+            let state: State = queue.paused || (queue.busy && pending > 0) ? .paused : (queue.working || pending > 0 ? .running : .idle)
             return Status(
                 state: state, songs: max(librarySongs.load(ordering: .relaxed), counted), measured: counted, pending: pending,
                 failed: queue.failed, rate: queue.secondsThisRun > 0 ? Double(queue.measuredThisRun) / queue.secondsThisRun : 0)
@@ -115,11 +124,11 @@ public final class AnalysisPass: Sendable {
         while true {
             let next = queue.withLock { queue -> [Job]?? in
                 if queue.stopped { return .some(nil) }
-                guard !queue.paused, !queue.albums.isEmpty else {
-                    queue.busy = false
+                guard !queue.paused, !queue.busy, !queue.albums.isEmpty else {
+                    queue.working = false
                     return nil
                 }
-                queue.busy = true
+                queue.working = true
                 return queue.albums.removeFirst()
             }
             if let next { return next }

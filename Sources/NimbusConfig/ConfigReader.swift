@@ -83,7 +83,9 @@ struct ConfigReader {
             }
             config.mixerType = kind
         case "volume_normalization": config.volumeNormalization = try bool(param)
-        case "loudness_analysis": config.loudnessAnalysis = try bool(param)
+        case "loudness_analysis":
+            config.analysisOnlyWhenIdle = param.value == "idle"
+            config.loudnessAnalysis = config.analysisOnlyWhenIdle ? true : try bool(param)
         case "replaygain_source":
             guard ["tags", "analysis"].contains(param.value) else {
                 throw ConfigError("replaygain_source: \"\(param.value)\" is neither \"tags\" nor \"analysis\"", at: param.location)

@@ -78,8 +78,10 @@ public struct DaemonConfiguration: Sendable {
     /// `replaygain_source`: `tags` (measured values fill in for songs without tags) or
     /// `analysis` (measured values win).
     public var replayGainSource = "tags"
-    /// `loudness_analysis`: measure every local song's loudness in the background.
+    /// `loudness_analysis`: measure every local song's loudness in the background (`yes`),
+    /// only while nothing plays and no update runs (`idle`), or not at all (`no`).
     public var loudnessAnalysis = true
+    public var analysisOnlyWhenIdle = false
     /// The top-level `mixer_type`: outputs without their own take it (MPD's fallback).
     /// `hardware`, `software` or `none` (MPD's `null` is read as `none`).
     public var mixerType: String?

@@ -32,6 +32,18 @@ enum AnalysisSetup {
         return pass
     }
 
+    /// `loudness_analysis "idle"`: holds the pass while the default partition plays or the
+    /// library updates.
+    static func watchBusy(_ pass: AnalysisPass?, configuration: DaemonConfiguration, partitions: PartitionSet, library: MusicLibrary, idle: IdleBus)
+        -> BusyWatch?
+    {
+        guard let pass, configuration.analysisOnlyWhenIdle else { return nil }
+        let watch = BusyWatch(pass: pass, partitions: partitions, library: library)
+        idle.add(watch)
+        watch.idleEventsOccurred([])
+        return watch
+    }
+
     /// After the database changed: forget removed songs, queue the local songs not measured
     /// as their files are now.
     static func libraryChanged(_ pass: AnalysisPass?, database: Database, songs: SongSources) {
@@ -40,5 +52,25 @@ enum AnalysisSetup {
         pass.setLibrarySongs(all.count)
         pass.store.keep(only: Set(all.map(\.uri)))
         pass.submit(AnalysisJobs.albums(in: database, below: "", sources: songs, store: pass.store, mounted: false, everything: false))
+    }
+}
+
+/// Tells the pass whether the box is busy, on every player and update event.
+@CoreActor
+final class BusyWatch: IdleListener {
+    private let pass: AnalysisPass
+    private let partitions: PartitionSet
+    private let library: MusicLibrary
+
+    init(pass: AnalysisPass, partitions: PartitionSet, library: MusicLibrary) {
+        self.pass = pass
+        self.partitions = partitions
+        self.library = library
+    }
+
+    var idlePartition: String { "default" }
+
+    func idleEventsOccurred(_ events: IdleEvents) {
+        pass.setBusy(partitions.all.contains { $0.state == .play } || library.updatingJobID != nil)
     }
 }

@@ -37,6 +37,7 @@ public final class Daemon {
     let offline: OfflineDownloads
     /// The loudness analysis pass; nil with `loudness_analysis "no"`.
     let analysis: AnalysisPass?
+    private var busyWatch: BusyWatch?
     let accountManager: CloudAccountManager
     let podcasts: PodcastManager
     /// Every pool of blocking work, declared in one place (`Executors`) and handed out below.
@@ -140,6 +141,7 @@ public final class Daemon {
         services.offline = offline
         analysis = AnalysisSetup.pass(configuration, songs: songs, idle: idle, logger: logger.domain("analysis"))
         services.analysis = analysis
+        busyWatch = AnalysisSetup.watchBusy(analysis, configuration: configuration, partitions: partitions, library: library, idle: idle)
         services.commandWork = executors.commands
         services.accounts = accountManager
         let http = HTTPFiles(accounts: cloud)

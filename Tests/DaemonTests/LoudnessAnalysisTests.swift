@@ -122,4 +122,22 @@ final class LoudnessAnalysisTests: XCTestCase {
         XCTAssertEqual(gain["trackPeak"] as? Double ?? .nan, Double(measured["track_peak"] ?? "") ?? 0, accuracy: 0.000001)
         XCTAssertEqual(gain["baseGain"] as? Double, 0)
     }
+
+    /// `loudness_analysis "idle"`: nothing is measured while the box plays; it goes on at stop.
+    func testIdleModeWaitsWhileTheBoxPlays() throws {
+        let music = try makeLibrary()
+        _ = try runTool("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", music.file("long.flac"), "synth", "60", "sine", "300"])
+        let daemon = try ServerProcess(.nimbus, config: "loudness_analysis \"idle\"", musicDirectory: music.path)
+        try daemon.waitForDatabase(songs: 3)
+        let client = try daemon.connect()
+        XCTAssertTrue(waitForMeasured(client, 3), daemon.log)
+        for command in ["add long.flac", "play"] { XCTAssertEqual(try client.request(command), ["OK"], command) }
+        XCTAssertTrue(client.waitForStatus("state: play"))
+        XCTAssertEqual(values(try client.request("analyze album"))["songs"], "2")
+        var status: [String: String] = [:]
+        XCTAssertTrue(waitUntil { status = values((try? client.request("analysisstatus")) ?? []); return status["state"] == "paused" }, "\(status)")
+        XCTAssertEqual(status["pending"], "2", "nothing measured while playing")
+        XCTAssertEqual(try client.request("stop"), ["OK"])
+        XCTAssertTrue(waitUntil(timeout: 30) { values((try? client.request("analysisstatus")) ?? [])["pending"] == "0" }, "measured after stop")
+    }
 }
