@@ -24,7 +24,7 @@ struct ConfigReader {
         "despotify_password", "despotify_high_bitrate", "log_timestamp",
     ]
     static let ignoredMPDBlocks: Set<String> = [
-        "decoder", "input", "input_cache", "playlist_plugin", "filter", "neighbors",
+        "decoder", "input", "input_cache", "playlist_plugin", "neighbors",
     ]
 
     mutating func apply(to config: inout DaemonConfiguration) throws(ConfigError) {
@@ -34,6 +34,7 @@ struct ConfigReader {
         for block in file.blocks {
             switch block.name {
             case "audio_output": config.audioOutputs.append(block)
+            case "filter": config.filterBlocks.append(block)
             case "cloud": config.cloudAccounts.append(block)
             case "web": config.web = try WebConfiguration.read(block, warnings: &warnings)
             case "resampler": config.resampler = try Self.resampler(block, warnings: &warnings)

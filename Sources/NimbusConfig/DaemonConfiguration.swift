@@ -93,6 +93,8 @@ public struct DaemonConfiguration: Sendable {
     public var zeroconfEnabled = true
     public var zeroconfName = "Music Player @ %h"
     public var audioOutputs: [ConfigBlock] = []
+    /// MPD's `filter { }` blocks, which outputs name in `filters`.
+    public var filterBlocks: [ConfigBlock] = []
     /// `resampler { }` or `samplerate_converter`: libsoxr's quality and threads.
     public var resampler = ResamplerSettings.standard
     public var cloudAccounts: [ConfigBlock] = []

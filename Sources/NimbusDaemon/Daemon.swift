@@ -104,7 +104,8 @@ public final class Daemon {
                 from: configuration.audioOutputs, registry: outputs,
                 defaults: OutputSetup.Defaults(
                     format: configuration.audioOutputFormat, mixer: configuration.mixerType.flatMap(MixerKind.init(rawValue:)),
-                    normalize: configuration.volumeNormalization),
+                    normalize: configuration.volumeNormalization,
+                    filters: OutputFilters.named(configuration.filterBlocks, logger: logger.domain("output"))),
                 logger: logger.domain("output")))
         partitions.defaultPartition.setOptions { $0.replayGainMode = configuration.replayGainMode }
         mounts = Mounts(

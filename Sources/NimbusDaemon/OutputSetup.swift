@@ -18,6 +18,8 @@ enum OutputSetup {
         var mixer: MixerKind?
         /// `volume_normalization`: MPD's normalize stage first in every output's chain.
         var normalize = false
+        /// `filter { }` blocks by name, for the outputs' `filters`.
+        var filters: [String: ConfigBlock] = [:]
     }
 
     static func outputs(from blocks: [ConfigBlock], registry: OutputRegistry, defaults: Defaults = Defaults(), logger: Logger)
@@ -28,7 +30,7 @@ enum OutputSetup {
             let configuration = OutputConfiguration(
                 name: "default detected output", type: "alsa", settings: ["device": "default"], mixer: .hardware, format: globalFormat)
             return [
-                try? record(id: 0, configuration, registry: registry, explicitMixer: false, normalize: defaults.normalize, at: nil, logger: logger)
+                try? record(id: 0, configuration, registry: registry, explicitMixer: false, defaults: defaults, at: nil, logger: logger)
                     .get()
             ].compactMap { $0 }
         }
@@ -45,7 +47,7 @@ enum OutputSetup {
             switch record(
                 id: records.count, configuration, registry: registry,
                 explicitMixer: block.value("mixer_type") != nil || block.value("mixer_enabled") != nil || defaults.mixer != nil,
-                normalize: defaults.normalize, at: block.location, logger: logger)
+                defaults: defaults, at: block.location, logger: logger)
             {
             case .success(let record): records.append(record)
             case .failure(let error): skipped.append((configuration, error.message))
@@ -91,7 +93,7 @@ enum OutputSetup {
     }
 
     private static func record(
-        id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool, normalize: Bool,
+        id: Int, _ configuration: OutputConfiguration, registry: OutputRegistry, explicitMixer: Bool, defaults: Defaults,
         at location: ConfigLocation?, logger: Logger
     ) -> Result<OutputRecord, OutputError> {
         let prefix = location.map { "config: \($0): " } ?? "config: "
@@ -100,12 +102,19 @@ enum OutputSetup {
                 prefix + "output plugin \"\(configuration.type)\" is not supported by Nimbus; \"\(configuration.name)\" ignored")
             return .failure(OutputError("output plugin \"\(configuration.type)\" is not supported by Nimbus"))
         }
+        var named: @Sendable () -> [any Filter] = { [] }
+        if let list = configuration.settings["filters"] {
+            do {
+                named = try OutputFilters.maker(list, blocks: defaults.filters)
+            } catch {
+                logger.warning(prefix + "\(error.message); \"\(configuration.name)\" ignored")
+                return .failure(OutputError(error.message))
+            }
+        }
         do {
             var definition = try plugin.configure(configuration)
-            if normalize {
-                let own = definition.filters
-                definition.filters = { [NormalizeFilter()] + own() }
-            }
+            let own = definition.filters, normalize = defaults.normalize, user = named
+            definition.filters = { (normalize ? [NormalizeFilter()] : []) + own() + user() }
             return .success(OutputRecord(id: id, configuration: configuration, definition: definition, explicitMixer: explicitMixer))
         } catch {
             logger.warning(prefix + "\(error.message); ignored")

@@ -15,7 +15,7 @@ public enum PluginList {
             let suffixes = plugin.suffixes.count > 40 ? plugin.suffixes.prefix(40).joined(separator: " ") + " …" : plugin.suffixes.joined(separator: " ")
             lines.append(" [\(plugin.name)] \(suffixes)")
         }
-        lines += ["", "Filters:", " soxr swresample normalize equalizer balance crossfeed", ""]
+        lines += ["", "Filters:", " soxr swresample normalize route null equalizer balance crossfeed", ""]
         lines += ["Output plugins:", " " + OutputRegistry.standard.plugins.map(\.type).joined(separator: " "), ""]
         lines += ["Encoder plugins:", " " + EncoderRegistry.standard.names.joined(separator: " "), ""]
         lines += ["Playlist plugins:", " " + PlaylistFormats.standard.formats.map(\.name).joined(separator: " "), ""]
