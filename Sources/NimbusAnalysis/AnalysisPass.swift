@@ -40,10 +40,13 @@ public final class AnalysisPass: Sendable {
         var paused = false
         /// Held while the box is busy (playing, updating), when the user asked for that.
         var busy = false
-        var working = false
+        /// Threads measuring an album now.
+        var working = 0
         var failed = 0
         var measuredThisRun = 0
+        /// Wall seconds the pass was measuring (all threads together), for `rate:`.
         var secondsThisRun = 0.0
+        var busySince: UInt64?
         var stopped = false
         /// URIs that failed once: logged once, not tried again until the file changes.
         var failedURIs: [String: Int64] = [:]
@@ -60,21 +63,33 @@ public final class AnalysisPass: Sendable {
     /// The library's song count, for `songs:`.
     private let librarySongs = Atomic<Int>(0)
 
+    /// `threads`: one per spare core by default (all but one), at least one — the pass is
+    /// at background priority, so playback and answers still come first.
     public init(
-        store: AnalysisStore, logger: Logger, open: @escaping @Sendable (String) throws -> any AudioDecoder,
-        progress: @escaping @Sendable () -> Void = {}
+        store: AnalysisStore, logger: Logger, threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1),
+        open: @escaping @Sendable (String) throws -> any AudioDecoder, progress: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.open = open
         self.logger = logger
         self.progress = progress
-        DaemonThread.start(name: "analysis", priority: .background) { [self] in run() }
+        for index in 0..<max(1, threads) {
+            DaemonThread.start(name: index == 0 ? "analysis" : "analysis-\(index)", priority: .background) { [self] in run() }
+        }
+    }
+
+    /// Wakes waiting threads; under the condition's lock, so a thread between looking at the
+    /// queue and waiting cannot miss it.
+    private func wakeAll() {
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
     }
 
     /// Ends the thread after the song it is measuring; the store is saved.
     public func stop() {
         queue.withLock { $0.stopped = true }
-        wake.broadcast()
+        wakeAll()
     }
 
     public func setLibrarySongs(_ count: Int) { librarySongs.store(count, ordering: .relaxed) }
@@ -90,7 +105,7 @@ public final class AnalysisPass: Sendable {
             }.filter { !$0.isEmpty }
             queue.albums = first ? fresh + queue.albums : queue.albums + fresh
         }
-        wake.broadcast()
+        wakeAll()
     }
 
     public func pause() { queue.withLock { $0.paused = true } }
@@ -99,23 +114,28 @@ public final class AnalysisPass: Sendable {
     /// after the album it is measuring when the box is busy again.
     public func setBusy(_ busy: Bool) {
         queue.withLock { $0.busy = busy }
-        if !busy { wake.broadcast() }
+        if !busy { wakeAll() }
     }
 
     public func resume() {
         queue.withLock { $0.paused = false }
-        wake.broadcast()
+        wakeAll()
     }
 
     public var status: Status {
         let counted = store.count
         return queue.withLock { queue in
             let pending = queue.albums.reduce(0) { $0 + $1.count }
-            let state: State = queue.paused || (queue.busy && pending > 0) ? .paused : (queue.working || pending > 0 ? .running : .idle)
+            let state: State = queue.paused || (queue.busy && pending > 0) ? .paused : (queue.working > 0 || pending > 0 ? .running : .idle)
             return Status(
                 state: state, songs: max(librarySongs.load(ordering: .relaxed), counted), measured: counted, pending: pending,
-                failed: queue.failed, rate: queue.secondsThisRun > 0 ? Double(queue.measuredThisRun) / queue.secondsThisRun : 0)
+                failed: queue.failed, rate: Self.rate(queue))
         }
+    }
+
+    private static func rate(_ queue: Queue) -> Double {
+        let seconds = queue.secondsThisRun + (queue.busySince.map { Double(MonotonicClock.now() &- $0) / 1e9 } ?? 0)
+        return seconds > 0 ? Double(queue.measuredThisRun) / seconds : 0
     }
 
     private func nextAlbum() -> [Job]? {
@@ -124,11 +144,9 @@ public final class AnalysisPass: Sendable {
         while true {
             let next = queue.withLock { queue -> [Job]?? in
                 if queue.stopped { return .some(nil) }
-                guard !queue.paused, !queue.busy, !queue.albums.isEmpty else {
-                    queue.working = false
-                    return nil
-                }
-                queue.working = true
+                guard !queue.paused, !queue.busy, !queue.albums.isEmpty else { return nil }
+                if queue.working == 0, queue.busySince == nil { queue.busySince = MonotonicClock.now() }
+                queue.working += 1
                 return queue.albums.removeFirst()
             }
             if let next { return next }
@@ -139,7 +157,6 @@ public final class AnalysisPass: Sendable {
     private func run() {
         var lastSave = MonotonicClock.now()
         while let album = nextAlbum() {
-            let started = MonotonicClock.now()
             var meters: [(Job, LoudnessMeter)] = []
             for job in album {
                 do {
@@ -157,10 +174,13 @@ public final class AnalysisPass: Sendable {
             for (job, meter) in meters {
                 store.set(job.uri, SongLoudness(modified: job.modified, track: meter.loudness, album: albumLoudness))
             }
-            let seconds = Double(MonotonicClock.now() &- started) / 1e9
             queue.withLock {
                 $0.measuredThisRun += meters.count
-                $0.secondsThisRun += seconds
+                $0.working -= 1
+                if $0.working == 0, let since = $0.busySince {
+                    $0.secondsThisRun += Double(MonotonicClock.now() &- since) / 1e9
+                    $0.busySince = nil
+                }
             }
             if MonotonicClock.now() &- lastSave > 10_000_000_000 || queue.withLock({ $0.albums.isEmpty }) {
                 saveStore()
