@@ -6,26 +6,50 @@ import NimbusModel
 /// from .asoundrc); `configuration` optionally supplies ALSA config text loaded in-process
 /// (tests define a `file` PCM this way without touching the environment).
 public final class ALSAOutput: AudioOutput {
+    /// MPD's ALSA settings beyond the device.
+    public struct Options: Sendable, Equatable {
+        /// `buffer_time` in µs: how much the device holds (Nimbus's default 100 ms, MPD's 500 ms).
+        public var bufferTime: UInt32 = 100_000
+        /// `auto_resample`, `auto_channels`, `auto_format` "no": libasound's plug layer may not
+        /// convert rate, channels or sample format (SND_PCM_NO_AUTO_*), as MPD opens it.
+        public var autoResample = true
+        public var autoChannels = true
+        public var autoFormat = true
+        /// `close_on_pause`: the device is closed while paused, so other programs may use it.
+        public var closeOnPause = false
+
+        public init() {}
+
+        var openMode: Int32 {
+            (autoResample ? 0 : 0x0001_0000) | (autoChannels ? 0 : 0x0002_0000) | (autoFormat ? 0 : 0x0004_0000)
+        }
+    }
+
     private let device: String
+    private let options: Options
     private let configuration: String?
     private var pcm: OpaquePointer?
     private var format = AudioFormat(sampleRate: 44100, sample: .s16, channels: 2)
     private var canPause = false
+    private var closedForPause = false
 
-    public init(device: String = "default", configuration: String? = nil) {
+    public init(device: String = "default", options: Options = Options(), configuration: String? = nil) {
         self.device = device
+        self.options = options
         self.configuration = configuration
         calsa_silence_errors()
     }
 
     public func open(_ requested: AudioFormat) throws(OutputError) -> AudioFormat {
         close()
+        closedForPause = false
         pcm = try openPCM()
         // Prefer the source format; fall back to 16-bit, which every device takes.
         for candidate in [requested, AudioFormat(sampleRate: requested.sampleRate, sample: .s16, channels: requested.channels)] {
             guard let alsaFormat = Self.alsaFormat(candidate.sample) else { continue }
             let status = snd_pcm_set_params(
-                pcm, alsaFormat, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(candidate.channels), candidate.sampleRate, 1, 100_000)
+                pcm, alsaFormat, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(candidate.channels), candidate.sampleRate,
+                options.autoResample ? 1 : 0, options.bufferTime)
             if status == 0 {
                 format = candidate
                 canPause = Self.supportsPause(pcm)
@@ -48,10 +72,10 @@ public final class ALSAOutput: AudioOutput {
             defer { snd_input_close(input) }
             snd_config_top(&config)
             status = snd_config_load(config, input)
-            if status == 0 { status = snd_pcm_open_lconf(&handle, device, SND_PCM_STREAM_PLAYBACK, 0, config) }
+            if status == 0 { status = snd_pcm_open_lconf(&handle, device, SND_PCM_STREAM_PLAYBACK, options.openMode, config) }
             snd_config_delete(config)
         } else {
-            status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+            status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, options.openMode)
         }
         guard status == 0, let handle else {
             throw OutputError("Failed to open ALSA device \"\(device)\": \(String(cString: snd_strerror(status)))")
@@ -89,6 +113,12 @@ public final class ALSAOutput: AudioOutput {
     }
 
     public func pause() -> Bool {
+        if options.closeOnPause, pcm != nil {
+            // Held closed: `resume` opens the device again in the same format.
+            close()
+            closedForPause = true
+            return true
+        }
         guard let pcm, canPause else {
             cancel()
             return false
@@ -97,6 +127,11 @@ public final class ALSAOutput: AudioOutput {
     }
 
     public func resume() {
+        if closedForPause {
+            closedForPause = false
+            _ = try? open(format)
+            return
+        }
         guard let pcm else { return }
         if snd_pcm_state(pcm) == SND_PCM_STATE_PAUSED { snd_pcm_pause(pcm, 0) } else { snd_pcm_prepare(pcm) }
     }
@@ -142,12 +177,21 @@ public struct ALSAOutputPlugin: OutputPlugin {
         let settings = configuration.settings
         let device = settings["device"] ?? "default"
         let mixerDevice = settings["mixer_device"] ?? device, control = settings["mixer_control"]
+        var options = ALSAOutput.Options()
+        if let text = settings["buffer_time"] {
+            guard let value = UInt32(text), value > 0 else { throw OutputError("buffer_time: \"\(text)\" is not a positive number") }
+            options.bufferTime = value
+        }
+        options.autoResample = configuration.flag("auto_resample", default: true)
+        options.autoChannels = configuration.flag("auto_channels", default: true)
+        options.autoFormat = configuration.flag("auto_format", default: true)
+        options.closeOnPause = configuration.flag("close_on_pause", default: false)
         return OutputDefinition(
             hardwareMixer: { ALSAMixer(device: mixerDevice, control: control) },
             attributes: [
                 ("allowed_formats", settings["allowed_formats"] ?? ""),
                 ("dop", configuration.flag("dop", default: false) ? "1" : "0"),
             ]
-        ) { ALSAOutput(device: device) }
+        ) { [options] in ALSAOutput(device: device, options: options) }
     }
 }
