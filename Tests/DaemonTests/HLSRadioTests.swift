@@ -15,8 +15,14 @@ final class HLSRadioTests: XCTestCase {
             "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-ac", "2", "-c:a", "aac", "-b:a", "96k",
             "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename", hls + "/part%02d.ts", hls + "/stream.m3u8",
         ])
+        // Segments carry the station's token too, as CDN-signed streams do.
+        let list = try String(contentsOfFile: hls + "/stream.m3u8", encoding: .utf8)
+        try list.split(separator: "\n").map { $0.hasSuffix(".ts") ? $0 + "?token=s3cr3t" : String($0) }.joined(separator: "\n")
+            .write(toFile: hls + "/stream.m3u8", atomically: true, encoding: .utf8)
         let music = TemporaryDirectory("nimbus-hls")
-        for (index, uri) in [server.url + "/live/stream.m3u8", "hls+" + server.url + "/live/stream.m3u8"].enumerated() {
+        // A station's token in the query string must never reach the log.
+        let playlist = "/live/stream.m3u8?token=s3cr3t"
+        for (index, uri) in [server.url + playlist, "hls+" + server.url + playlist].enumerated() {
             let raw = music.file("played\(index).raw")
             let config = "audio_output {\n type \"pipe\"\n name \"p\"\n command \"cat > '\(raw)'\"\n format \"44100:16:2\"\n mixer_type \"none\"\n}\n"
             let daemon = try ServerProcess(.nimbus, config: config, musicDirectory: music.path, nullOutput: false)
@@ -29,6 +35,7 @@ final class HLSRadioTests: XCTestCase {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) ?? 0
             // Six seconds of 16-bit stereo, give or take AAC's priming and padding.
             XCTAssertEqual(Double(bytes) / Double(44100 * 4), 6, accuracy: 0.2, "\(uri): \(bytes) bytes")
+            XCTAssertFalse((daemon.log + daemon.output).contains("s3cr3t"), "a query string reached the log: \(daemon.log) \(daemon.output)")
         }
         withExtendedLifetime(server) {}
     }

@@ -63,6 +63,7 @@ final class FFmpegInput {
     /// follow. A read that waits more than 15 s fails, so a dead station cannot hold the
     /// decoder thread.
     init(url: String) throws(DecoderError) {
+        _ = Self.quiet
         context = nil
         var options: OpaquePointer?
         av_dict_set(&options, "rw_timeout", "15000000", 0)
@@ -73,6 +74,10 @@ final class FFmpegInput {
         guard opened == 0 else { throw DecoderError("FFmpeg cannot open \(Self.withoutCredentials(url)) (\(Self.describe(opened)))") }
         try findAudio()
     }
+
+    /// FFmpeg's own HTTP and HLS code logs every URL it opens ("Opening '…?token=…' for
+    /// reading") to standard error, which is the daemon's log: silenced before the first one.
+    private static let quiet: Void = av_log_set_level(AV_LOG_FATAL)
 
     /// A URL as it may be shown: without a user or password in it.
     static func withoutCredentials(_ url: String) -> String {
