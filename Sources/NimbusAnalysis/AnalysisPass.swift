@@ -37,6 +37,8 @@ public final class AnalysisPass: Sendable {
 
     private struct Queue {
         var albums: [[Job]] = []
+        /// Work queued by `plan`, run before the next album.
+        var plans: [@Sendable () -> Void] = []
         var paused = false
         /// Held while the box is busy (playing, updating), when the user asked for that.
         var busy = false
@@ -138,16 +140,29 @@ public final class AnalysisPass: Sendable {
         return seconds > 0 ? Double(queue.measuredThisRun) / seconds : 0
     }
 
-    private func nextAlbum() -> [Job]? {
+    private enum Work {
+        case plan(@Sendable () -> Void)
+        case album([Job])
+    }
+
+    /// Runs `work` on the pass's thread before the next album, paused or not: working out what
+    /// to measure walks the whole library, which the core loop must not wait for.
+    public func plan(_ work: @escaping @Sendable () -> Void) {
+        queue.withLock { $0.plans.append(work) }
+        wakeAll()
+    }
+
+    private func nextWork() -> Work? {
         wake.lock()
         defer { wake.unlock() }
         while true {
-            let next = queue.withLock { queue -> [Job]?? in
+            let next = queue.withLock { queue -> Work?? in
                 if queue.stopped { return .some(nil) }
+                if !queue.plans.isEmpty { return .plan(queue.plans.removeFirst()) }
                 guard !queue.paused, !queue.busy, !queue.albums.isEmpty else { return nil }
                 if queue.working == 0, queue.busySince == nil { queue.busySince = MonotonicClock.now() }
                 queue.working += 1
-                return queue.albums.removeFirst()
+                return .album(queue.albums.removeFirst())
             }
             if let next { return next }
             wake.wait()
@@ -156,7 +171,11 @@ public final class AnalysisPass: Sendable {
 
     private func run() {
         var lastSave = MonotonicClock.now()
-        while let album = nextAlbum() {
+        while let work = nextWork() {
+            guard case .album(let album) = work else {
+                if case .plan(let plan) = work { plan() }
+                continue
+            }
             var meters: [(Job, LoudnessMeter)] = []
             for job in album {
                 do {

@@ -45,13 +45,17 @@ enum AnalysisSetup {
     }
 
     /// After the database changed: forget removed songs, queue the local songs not measured
-    /// as their files are now.
+    /// as their files are now — worked out on the pass's thread, not the core loop's (it walks
+    /// every song of the snapshot).
     static func libraryChanged(_ pass: AnalysisPass?, database: Database, songs: SongSources) {
         guard let pass else { return }
-        let all = database.songs(below: "")
-        pass.setLibrarySongs(all.count)
-        pass.store.keep(only: Set(all.map(\.uri)))
-        pass.submit(AnalysisJobs.albums(in: database, below: "", sources: songs, store: pass.store, mounted: false, everything: false))
+        pass.plan { [weak pass] in
+            guard let pass else { return }
+            let all = database.songs(below: "")
+            pass.setLibrarySongs(all.count)
+            pass.store.keep(only: Set(all.map(\.uri)))
+            pass.submit(AnalysisJobs.albums(in: database, below: "", sources: songs, store: pass.store, mounted: false, everything: false))
+        }
     }
 }
 
