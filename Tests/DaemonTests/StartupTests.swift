@@ -8,6 +8,26 @@ import XCTest
 final class StartupTests: XCTestCase {
     private let nullOutput = "audio_output {\n    type \"null\"\n    name \"n\"\n}\n"
 
+    /// A daemon's config with every file in `directory`, no web page, a null output.
+    private func writeConfig(in directory: TemporaryDirectory, port: Int, extra: String = "") -> String {
+        directory.write("nimbusd.conf", """
+            music_directory "\(directory.path)"
+            db_file "\(directory.path)/db"
+            state_file "\(directory.path)/state"
+            sticker_file "\(directory.path)/sticker.sql"
+            cache_directory "\(directory.path)/cache"
+            playlist_directory "\(directory.path)"
+            log_file "\(directory.path)/log"
+            port "\(port)"
+            zeroconf_enabled "no"
+            web {
+                enabled "no"
+            }
+            \(extra)
+            \(nullOutput)
+            """)
+    }
+
     /// `--check` names the file it read: each candidate in turn, the first present one winning.
     func testWithoutAnArgumentTheFirstFileFoundIsRead() throws {
         let home = TemporaryDirectory("nimbus-search")
@@ -42,23 +62,7 @@ final class StartupTests: XCTestCase {
     func testFromATerminalItDetachesOnceReady() throws {
         let directory = TemporaryDirectory("nimbus-detach")
         let port = freePort()
-        let config = directory.write("nimbusd.conf", """
-            music_directory "\(directory.path)"
-            db_file "\(directory.path)/db"
-            state_file "\(directory.path)/state"
-            sticker_file "\(directory.path)/sticker.sql"
-            cache_directory "\(directory.path)/cache"
-            playlist_directory "\(directory.path)"
-            log_file "\(directory.path)/log"
-            pid_file "\(directory.path)/pid"
-            bind_to_address "127.0.0.1"
-            port "\(port)"
-            zeroconf_enabled "no"
-            web {
-                enabled "no"
-            }
-            \(nullOutput)
-            """)
+        let config = writeConfig(in: directory, port: port, extra: "pid_file \"\(directory.path)/pid\"\nbind_to_address \"127.0.0.1\"")
         // Not runTool: the daemon would inherit the test's output pipes (Foundation leaves them
         // open in the child) and hold them while it runs.
         let terminal = Process()
@@ -87,22 +91,7 @@ final class StartupTests: XCTestCase {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is missing")
         let port = freePort(), unusedPort = freePort()
         let directory = TemporaryDirectory("nimbus-activated")
-        let config = directory.write("nimbusd.conf", """
-            music_directory "\(directory.path)"
-            db_file "\(directory.path)/db"
-            state_file "\(directory.path)/state"
-            sticker_file "\(directory.path)/sticker.sql"
-            cache_directory "\(directory.path)/cache"
-            playlist_directory "\(directory.path)"
-            log_file "\(directory.path)/log"
-            bind_to_address "127.0.0.1"
-            port "\(unusedPort)"
-            zeroconf_enabled "no"
-            web {
-                enabled "no"
-            }
-            \(nullOutput)
-            """)
+        let config = writeConfig(in: directory, port: unusedPort, extra: "bind_to_address \"127.0.0.1\"")
         let socket = directory.path + "/activated.sock"
         let activation = Process()
         activation.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
@@ -132,21 +121,7 @@ final class StartupTests: XCTestCase {
         let directory = TemporaryDirectory("nimbus-runtime")
         chmod(directory.path, 0o777)
         let port = freePort()
-        let config = directory.write("nimbusd.conf", """
-            music_directory "\(directory.path)"
-            db_file "\(directory.path)/db"
-            state_file "\(directory.path)/state"
-            cache_directory "\(directory.path)/cache"
-            sticker_file "\(directory.path)/sticker.sql"
-            playlist_directory "\(directory.path)"
-            log_file "\(directory.path)/log"
-            port "\(port)"
-            zeroconf_enabled "no"
-            web {
-                enabled "no"
-            }
-            \(nullOutput)
-            """)
+        let config = writeConfig(in: directory, port: port)
         let runtime = directory.path + "/run"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
         chown(runtime, 65534, 65534)
